@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tilecopy_accel.h - uAPI of the tilecopy tile-copy engine.
+ *
+ * The one definition of the engine's descriptor format and of the ioctl
+ * interface. The library emits descriptors in this format, the driver copies
+ * and validates them, the engine (QEMU device model) executes them, and the
+ * CPU executors run the very same list.
+ *
+ * Rules: every pointer is a __u64, every struct has explicit padding, flags
+ * and padding must be zero, ioctl numbers are append-only.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#ifndef _UAPI_DRM_TILECOPY_ACCEL_H_
+#define _UAPI_DRM_TILECOPY_ACCEL_H_
+
+#include "drm.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/**
+ * DRM_TILECOPY_ABI_VERSION - version of this interface, major << 16 | minor.
+ *
+ * The minor number grows when something is appended; the major number
+ * changes only if a published struct changes meaning (never, so far).
+ * Firmware images name the range of ABI versions they support.
+ */
+#define DRM_TILECOPY_ABI_VERSION	0x00010000u
+
+/* ------------------------------------------------------------------------
+ * Descriptors: the engine's native job format
+ * ------------------------------------------------------------------------
+ */
+
+/** DRM_TILECOPY_MAX_DIMS - dimensions of one descriptor's iteration space. */
+#define DRM_TILECOPY_MAX_DIMS		8
+
+/**
+ * enum drm_tilecopy_op - what a descriptor does.
+ * @DRM_TILECOPY_OP_COPY: N-D strided copy, element by element, from @src to
+ *	@dst. A source stride may be 0 (broadcast).
+ * @DRM_TILECOPY_OP_FILL: write the low @elem_size bytes of @value (little
+ *	endian) to every element of the N-D region at @dst. Used for padding.
+ * @DRM_TILECOPY_OP_WRITE64: write the 64-bit @value at @dst (8 bytes, ndims
+ *	1, extent[0] 1): a completion marker visible in memory.
+ */
+enum drm_tilecopy_op {
+	DRM_TILECOPY_OP_COPY = 1,
+	DRM_TILECOPY_OP_FILL = 2,
+	DRM_TILECOPY_OP_WRITE64 = 3,
+};
+
+/**
+ * struct drm_tilecopy_desc - one engine descriptor (192 bytes).
+ *
+ * The iteration space is extent[0] x ... x extent[ndims-1] elements;
+ * dimension 0 is the innermost (fastest) loop. Element (i0, ..., iN-1) is
+ * read at src + elem_size * sum(i_k * src_stride[k]) and written at
+ * dst + elem_size * sum(i_k * dst_stride[k]). Strides are in elements and
+ * are never negative. Addresses need no alignment.
+ *
+ * In a plan built by the library, @src and @dst are byte offsets from the
+ * start of the source and destination buffers; the CPU executors add the
+ * buffer addresses, the device backend adds the buffer objects' device
+ * virtual addresses before submission. In a submitted job they are device
+ * virtual addresses.
+ *
+ * Extents and strides of dimensions >= @ndims must be zero.
+ */
+struct drm_tilecopy_desc {
+	/** @op: one of &enum drm_tilecopy_op. */
+	__u16 op;
+	/** @elem_size: bytes per element: 1, 2, 4 or 8. */
+	__u8 elem_size;
+	/** @ndims: number of dimensions used, 1..DRM_TILECOPY_MAX_DIMS. */
+	__u8 ndims;
+	/** @flags: must be zero. */
+	__u32 flags;
+	/** @src: source address (COPY); must be zero for FILL and WRITE64. */
+	__u64 src;
+	/** @dst: destination address. */
+	__u64 dst;
+	/** @value: fill pattern (FILL) or value (WRITE64); zero for COPY. */
+	__u64 value;
+	/** @extent: elements per dimension, each >= 1 for k < @ndims. */
+	__u32 extent[DRM_TILECOPY_MAX_DIMS];
+	/** @src_stride: source stride per dimension in elements (COPY). */
+	__u64 src_stride[DRM_TILECOPY_MAX_DIMS];
+	/** @dst_stride: destination stride per dimension in elements. */
+	__u64 dst_stride[DRM_TILECOPY_MAX_DIMS];
+};
+
+/**
+ * enum drm_tilecopy_status - outcome of a job, as reported by the engine
+ * (register ERR_CODE) and by DRM_IOCTL_TILECOPY_WAIT.
+ * @DRM_TILECOPY_STATUS_OK: every descriptor executed.
+ * @DRM_TILECOPY_STATUS_FAULT_UNMAPPED: a device VA had no valid mapping.
+ * @DRM_TILECOPY_STATUS_FAULT_PERM: write to a read-only page (or read of a
+ *	page without read permission).
+ * @DRM_TILECOPY_STATUS_DMA_ERROR: the bus reported an error on a transfer.
+ * @DRM_TILECOPY_STATUS_BAD_DESC: the engine refused a malformed descriptor.
+ * @DRM_TILECOPY_STATUS_TIMEOUT: the job did not finish in time; the engine
+ *	was reset.
+ * @DRM_TILECOPY_STATUS_CANCELLED: the job was dropped (file closed, device
+ *	removed) before it ran.
+ * @DRM_TILECOPY_STATUS_NO_FIRMWARE: the engine has no running firmware.
+ * @DRM_TILECOPY_STATUS_PENDING: the job has not finished (WAIT timed out).
+ */
+enum drm_tilecopy_status {
+	DRM_TILECOPY_STATUS_OK = 0,
+	DRM_TILECOPY_STATUS_FAULT_UNMAPPED = 1,
+	DRM_TILECOPY_STATUS_FAULT_PERM = 2,
+	DRM_TILECOPY_STATUS_DMA_ERROR = 3,
+	DRM_TILECOPY_STATUS_BAD_DESC = 4,
+	DRM_TILECOPY_STATUS_TIMEOUT = 5,
+	DRM_TILECOPY_STATUS_CANCELLED = 6,
+	DRM_TILECOPY_STATUS_NO_FIRMWARE = 7,
+	DRM_TILECOPY_STATUS_PENDING = 8,
+};
+
+/* ------------------------------------------------------------------------
+ * ioctls
+ * ------------------------------------------------------------------------
+ */
+
+#define DRM_TILECOPY_GET_PARAM		0x00
+#define DRM_TILECOPY_BO_CREATE		0x01
+#define DRM_TILECOPY_BO_INFO		0x02
+#define DRM_TILECOPY_SUBMIT		0x03
+#define DRM_TILECOPY_WAIT		0x04
+
+/**
+ * enum drm_tilecopy_param - what DRM_IOCTL_TILECOPY_GET_PARAM reports.
+ * @DRM_TILECOPY_PARAM_ABI_VERSION: DRM_TILECOPY_ABI_VERSION of the driver.
+ * @DRM_TILECOPY_PARAM_HW_VERSION: engine VERSION register.
+ * @DRM_TILECOPY_PARAM_FW_VERSION: running firmware version.
+ * @DRM_TILECOPY_PARAM_NUM_QUEUES: hardware queues usable by SUBMIT.
+ * @DRM_TILECOPY_PARAM_MAX_DIMS: dimensions per descriptor.
+ * @DRM_TILECOPY_PARAM_MAX_DESCS: descriptors per job.
+ * @DRM_TILECOPY_PARAM_MAX_BOS: buffer objects per job.
+ * @DRM_TILECOPY_PARAM_VA_START: first device VA given to buffer objects.
+ * @DRM_TILECOPY_PARAM_VA_SIZE: size of the device VA range.
+ * @DRM_TILECOPY_PARAM_TILEBUF_SIZE: bytes of on-chip tile buffer.
+ * @DRM_TILECOPY_PARAM_PCI_ID: PCI vendor << 16 | device.
+ */
+enum drm_tilecopy_param {
+	DRM_TILECOPY_PARAM_ABI_VERSION = 0,
+	DRM_TILECOPY_PARAM_HW_VERSION = 1,
+	DRM_TILECOPY_PARAM_FW_VERSION = 2,
+	DRM_TILECOPY_PARAM_NUM_QUEUES = 3,
+	DRM_TILECOPY_PARAM_MAX_DIMS = 4,
+	DRM_TILECOPY_PARAM_MAX_DESCS = 5,
+	DRM_TILECOPY_PARAM_MAX_BOS = 6,
+	DRM_TILECOPY_PARAM_VA_START = 7,
+	DRM_TILECOPY_PARAM_VA_SIZE = 8,
+	DRM_TILECOPY_PARAM_TILEBUF_SIZE = 9,
+	DRM_TILECOPY_PARAM_PCI_ID = 10,
+};
+
+/**
+ * struct drm_tilecopy_get_param - query a device parameter.
+ */
+struct drm_tilecopy_get_param {
+	/** @param: Input, one of &enum drm_tilecopy_param. */
+	__u32 param;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @value: Output, the value. */
+	__u64 value;
+};
+
+/**
+ * struct drm_tilecopy_bo_create - create a GEM shmem buffer object.
+ *
+ * The BO is mapped into the file's device address space at creation, with
+ * read and write permission unless DRM_TILECOPY_BO_READ_ONLY is given.
+ */
+struct drm_tilecopy_bo_create {
+	/** @size: Input, bytes, > 0; rounded up to the page size. */
+	__u64 size;
+	/** @flags: Input, DRM_TILECOPY_BO_* flags; unknown bits are refused. */
+	__u32 flags;
+	/** @handle: Output, GEM handle. */
+	__u32 handle;
+	/** @va: Output, device virtual address of the first byte. */
+	__u64 va;
+	/** @mmap_offset: Output, offset to pass to mmap() on the DRM fd. */
+	__u64 mmap_offset;
+};
+
+/** DRM_TILECOPY_BO_READ_ONLY - the engine may read but never write the BO. */
+#define DRM_TILECOPY_BO_READ_ONLY	(1u << 0)
+
+/**
+ * struct drm_tilecopy_bo_info - look up a BO (also one imported by PRIME,
+ * which is mapped into the device address space on import).
+ */
+struct drm_tilecopy_bo_info {
+	/** @handle: Input, GEM handle. */
+	__u32 handle;
+	/** @flags: Input, must be zero. */
+	__u32 flags;
+	/** @size: Output, bytes. */
+	__u64 size;
+	/** @va: Output, device virtual address. */
+	__u64 va;
+	/** @mmap_offset: Output, offset to pass to mmap() on the DRM fd. */
+	__u64 mmap_offset;
+};
+
+/**
+ * struct drm_tilecopy_submit - queue a job: a list of descriptors.
+ *
+ * The driver copies the descriptors and checks every field; the whole access
+ * footprint of each descriptor (source for COPY, destination for all) must
+ * lie inside one BO of @bo_handles, and destinations inside a writable BO.
+ */
+struct drm_tilecopy_submit {
+	/** @descs: Input, user pointer to struct drm_tilecopy_desc[@desc_count]. */
+	__u64 descs;
+	/** @bo_handles: Input, user pointer to __u32[@bo_count] GEM handles. */
+	__u64 bo_handles;
+	/** @in_syncobjs: Input, user pointer to __u32[@in_syncobj_count]. */
+	__u64 in_syncobjs;
+	/** @desc_count: Input, 1..DRM_TILECOPY_PARAM_MAX_DESCS. */
+	__u32 desc_count;
+	/** @desc_size: Input, sizeof(struct drm_tilecopy_desc). */
+	__u32 desc_size;
+	/** @bo_count: Input, 1..DRM_TILECOPY_PARAM_MAX_BOS. */
+	__u32 bo_count;
+	/** @in_syncobj_count: Input, syncobjs to wait for before running. */
+	__u32 in_syncobj_count;
+	/** @out_syncobj: Input, syncobj to signal on completion, or 0. */
+	__u32 out_syncobj;
+	/** @queue: Input, hardware queue, < DRM_TILECOPY_PARAM_NUM_QUEUES. */
+	__u32 queue;
+	/** @flags: Input, must be zero. */
+	__u32 flags;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @job_id: Output, id for DRM_IOCTL_TILECOPY_WAIT, never 0. */
+	__u64 job_id;
+};
+
+/**
+ * struct drm_tilecopy_wait - wait for a job of this file and get its status.
+ *
+ * Returns 0 once the job finished (whatever its status), -ETIMEDOUT if
+ * @timeout_ns passed first (status then DRM_TILECOPY_STATUS_PENDING), or
+ * -ENOENT for an id this file never got or whose status was already
+ * reaped. A job's status is kept until it is waited on successfully or the
+ * file is closed.
+ */
+struct drm_tilecopy_wait {
+	/** @job_id: Input, from SUBMIT. */
+	__u64 job_id;
+	/** @timeout_ns: Input, absolute CLOCK_MONOTONIC deadline in ns. */
+	__s64 timeout_ns;
+	/** @flags: Input, must be zero. */
+	__u32 flags;
+	/** @status: Output, &enum drm_tilecopy_status. */
+	__u32 status;
+	/** @err_desc: Output, index of the failing descriptor in the job. */
+	__u32 err_desc;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @err_addr: Output, faulting device VA (faults), else 0. */
+	__u64 err_addr;
+};
+
+#define DRM_IOCTL_TILECOPY_GET_PARAM \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TILECOPY_GET_PARAM, \
+		 struct drm_tilecopy_get_param)
+#define DRM_IOCTL_TILECOPY_BO_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TILECOPY_BO_CREATE, \
+		 struct drm_tilecopy_bo_create)
+#define DRM_IOCTL_TILECOPY_BO_INFO \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TILECOPY_BO_INFO, \
+		 struct drm_tilecopy_bo_info)
+#define DRM_IOCTL_TILECOPY_SUBMIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TILECOPY_SUBMIT, \
+		 struct drm_tilecopy_submit)
+#define DRM_IOCTL_TILECOPY_WAIT \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TILECOPY_WAIT, \
+		 struct drm_tilecopy_wait)
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* _UAPI_DRM_TILECOPY_ACCEL_H_ */

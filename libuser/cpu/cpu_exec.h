@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cpu_exec.h - CPU executors of engine descriptor lists (internal).
+ *
+ * Every executor runs the same descriptor list the engine runs and must give
+ * bit-identical results; the scalar one is the reference (the oracle).
+ * In a plan, drm_tilecopy_desc.src/.dst are byte offsets from the start of
+ * the source and destination buffers given here.
+ */
+#ifndef TILECOPY_CPU_EXEC_H
+#define TILECOPY_CPU_EXEC_H
+
+#include <stddef.h>
+#include "tilecopy_accel.h"
+
+/**
+ * tc_exec_fn - run @n descriptors on the CPU.
+ * @src: base of the source buffer (COPY descriptors read src + desc.src).
+ * @dst: base of the destination buffer.
+ *
+ * @pre the descriptors were checked by tc_desc_check() against the buffer
+ *      sizes (the planner's output always is); an executor does not re-check.
+ * @return 0 on success, or a negative errno for an unknown op.
+ */
+typedef int (*tc_exec_fn)(const struct drm_tilecopy_desc *descs, size_t n,
+			  const void *src, void *dst);
+
+/** struct tc_cpu_backend - one CPU executor. */
+struct tc_cpu_backend {
+	const char *name;		/* "scalar", "sse2", "avx2", "avx512", "neon" */
+	int (*available)(void);		/* non-zero when this CPU can run it */
+	tc_exec_fn exec;
+};
+
+int tc_exec_scalar(const struct drm_tilecopy_desc *descs, size_t n,
+		   const void *src, void *dst);
+
+/**
+ * tc_desc_check - validate one descriptor against buffer sizes.
+ * @src_size, @dst_size: bytes available at the source and destination.
+ * @field: on failure, set to the name of the offending field.
+ * @return 0, or -EINVAL (malformed), -ERANGE (outside a buffer),
+ *         -EOVERFLOW (footprint does not fit in 64 bits).
+ */
+int tc_desc_check(const struct drm_tilecopy_desc *d, size_t src_size,
+		  size_t dst_size, const char **field);
+
+/**
+ * tc_desc_footprint - bytes spanned from the base address: 1 + the offset of
+ * the last element, times elem_size, computed with the given strides.
+ * @return 0, or -EOVERFLOW.
+ */
+int tc_desc_footprint(const struct drm_tilecopy_desc *d, const __u64 *stride,
+		      __u64 *bytes);
+
+/**
+ * tc_cpu_backend_get - the executor to use: @name ("scalar", "sse2", "avx2",
+ * "avx512", "neon") or NULL for the best available (overridden by the
+ * environment variable TILECOPY_CPU). An unavailable or unknown name is an
+ * error (NULL, with *err set to -ENODEV or -EINVAL), never a fallback.
+ */
+const struct tc_cpu_backend *tc_cpu_backend_get(const char *name, int *err);
+
+#endif /* TILECOPY_CPU_EXEC_H */
