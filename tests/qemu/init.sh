@@ -1,0 +1,67 @@
+#!/bin/sh
+# /init of the guest initramfs (busybox-static). Generic: everything about
+# one run comes from /results/env, written by tests/qemu/run-guest.sh.
+#
+# Mounts the host's / read-only (9p tag "host") at /host and the writable
+# results share (tag "results") at /results, loads the kernel modules, runs
+# the command chrooted into the host's userspace (so host binaries linked
+# with libcheck/libdrm work unchanged), then writes the exit status and
+# dmesg to /results and powers off.
+export PATH=/bin:/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+fail() {
+	echo "guest-init: $*" >&2
+	[ -d /results/. ] && echo "guest-init: $*" >>/results/init.log
+	dmesg >/results/dmesg 2>/dev/null
+	echo 125 >/results/status.tmp && mv /results/status.tmp /results/status
+	sync
+	poweroff -f
+}
+
+for m in netfs 9pnet 9pnet_virtio 9p; do
+	[ -f /lib/modules/$m.ko ] && insmod /lib/modules/$m.ko
+done
+O9P="trans=virtio,version=9p2000.L,msize=512000"
+mkdir -p /host /results
+mount -t 9p -o "$O9P,cache=none" results /results || fail "cannot mount results share"
+mount -t 9p -o "$O9P,ro,cache=loose" host /host || fail "cannot mount host share"
+. /results/env || fail "no /results/env"
+
+# Modules: the kernel's own (from the initramfs), then the driver (from the
+# host tree) unless --no-module.
+for m in $GUEST_KMODS; do
+	insmod /lib/modules/$m.ko || fail "insmod $m failed"
+done
+if [ -n "$GUEST_FW_PATH" ]; then
+	echo -n "/host$GUEST_FW_PATH" >/sys/module/firmware_class/parameters/path
+fi
+
+# The host's userspace, with the guest's kernel filesystems.
+for d in proc sys dev; do mount --bind /$d /host/$d || fail "bind /$d"; done
+mount -t debugfs debugfs /host/sys/kernel/debug 2>/dev/null
+mount -t tmpfs tmpfs /host/tmp || fail "tmpfs /tmp"
+mount -t tmpfs tmpfs /host/run 2>/dev/null
+mkdir -p /host/tmp/results
+mount --bind /results /host/tmp/results || fail "bind results"
+
+if [ -n "$GUEST_MODULE" ]; then
+	# shellcheck disable=SC2086
+	insmod "/host$GUEST_MODULE" $GUEST_MODULE_ARGS ||
+		echo "guest-init: insmod $GUEST_MODULE $GUEST_MODULE_ARGS failed" >>/results/init.log
+fi
+
+echo "guest-init: running command" >/dev/console
+timeout "$GUEST_TIMEOUT" chroot /host /bin/bash /tmp/results/cmd.sh \
+	>/results/output 2>&1 </dev/null
+rc=$?
+echo "guest-init: command exited with $rc" >/dev/console
+dmesg >/results/dmesg
+echo $rc >/results/status.tmp && mv /results/status.tmp /results/status
+umount /host/tmp/results 2>/dev/null
+sync
+poweroff -f

@@ -1,0 +1,167 @@
+#!/bin/bash
+# Boot the guest kernel under QEMU (TCG) with tilecopy engines, load the
+# driver, run one command inside, and report.
+#
+# Usage: tests/qemu/run-guest.sh [options] -- COMMAND ARGS...
+#   --devices N          tilecopy engines in the VM (default 1; 0 = none)
+#   --device-props P     extra properties for every engine, e.g. "hang-on-job=3"
+#                        (comma separated, appended to -device tilecopy,...)
+#   --no-module          do not insmod tilecopy.ko (the DRM modules still load)
+#   --module-args A      parameters for insmod tilecopy.ko ("firmware=...")
+#   --timeout S          seconds COMMAND may run inside the guest (default 300)
+#   --smp N              guest CPUs (default 2)
+#   --keep               keep the run directory (console log, dmesg) on success
+#
+# COMMAND runs inside the guest, chrooted into the host's / (shared read-only
+# through 9p, so host binaries and the build tree are at the same paths), with
+# cwd = the project root, HOME=/tmp (a guest tmpfs) and TC_GUEST_RESULTS=
+# /tmp/results (a writable share whose files survive the run). Its output is
+# printed. Exit status: COMMAND's; 1 if dmesg has a WARNING, BUG, oops,
+# KASAN or UBSAN line (printed) although COMMAND passed; 125 when the guest
+# could not run it (boot failure, timeout: the console log is printed).
+#
+# Environment: QEMU_SYSTEM (default build/qemu/qemu-system-x86_64, else
+# qemu-system-x86_64 from PATH when --devices 0), QEMU_FIRMWARE_ARGS,
+# TC_MODULE (default build/driver/tilecopy.ko), TC_FW_DIR (firmware search
+# path, default build/firmware), TILECOPY_CACHE (kernel cache).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$here/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) B=$BUILD ;; *) B=$TOP/$BUILD ;; esac
+
+devices=1
+props=
+no_module=0
+module_args=
+timeout_s=300
+smp=2
+keep=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--devices) devices=$2; shift 2 ;;
+	--device-props) props=$2; shift 2 ;;
+	--no-module) no_module=1; shift ;;
+	--module-args) module_args=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	--) shift; break ;;
+	*) echo "run-guest: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "usage: run-guest.sh [options] -- COMMAND ARGS..." >&2; exit 2; }
+
+qemu=${QEMU_SYSTEM:-$B/qemu/qemu-system-x86_64}
+if [ ! -x "$qemu" ]; then
+	if [ "$devices" = 0 ] && command -v qemu-system-x86_64 >/dev/null; then
+		qemu=$(command -v qemu-system-x86_64)
+	else
+		echo "run-guest: no QEMU at $qemu (make qemu-build)" >&2
+		exit 125
+	fi
+fi
+if [ -z "${QEMU_FIRMWARE_ARGS:-}" ]; then
+	QEMU_FIRMWARE_ARGS=
+	for d in /usr/share/seabios /usr/share/qemu; do
+		[ -d $d ] && QEMU_FIRMWARE_ARGS="$QEMU_FIRMWARE_ARGS -L $d"
+	done
+fi
+module=${TC_MODULE:-$B/driver/tilecopy.ko}
+fwdir=${TC_FW_DIR:-$B/firmware}
+
+kdir=$(timeout 900 bash "$here/fetch-kernel.sh")
+initrd=$B/guest/initramfs.cpio.gz
+timeout 300 bash "$here/mkinitramfs.sh" "$kdir" "$initrd"
+
+# Kernel modules to load, in order; the 9p ones are loaded by /init itself.
+kmods=
+while read -r m; do
+	m=${m%.ko}
+	case $m in netfs|9p|9pnet|9pnet_virtio) ;; *) kmods="$kmods $m" ;; esac
+done <"$kdir/modules.order"
+if [ $no_module = 0 ]; then
+	[ -f "$module" ] || { echo "run-guest: no module $module (make module)" >&2; exit 125; }
+	for dep in $(modinfo -F depends "$module" | tr , ' '); do
+		d=${dep//-/_}
+		echo " $kmods " | tr - _ | grep -q " $d " ||
+			grep -qE "/$dep\.ko$|/${d}\.ko$" "$kdir/modules.builtin" ||
+			{ echo "run-guest: $module needs $dep, not in $kdir (add it to fetch-kernel.sh)" >&2; exit 125; }
+	done
+fi
+
+mkdir -p "$B/guest"
+res=$(mktemp -d "$B/guest/run.XXXXXX")
+chmod 0777 "$res"
+{
+	echo "GUEST_KMODS='$kmods'"
+	echo "GUEST_TIMEOUT=$timeout_s"
+	echo "GUEST_FW_PATH='$fwdir'"
+	if [ $no_module = 0 ]; then
+		echo "GUEST_MODULE='$module'"
+		echo "GUEST_MODULE_ARGS='$module_args'"
+	else
+		echo "GUEST_MODULE="
+	fi
+} >"$res/env"
+{
+	echo "cd $(printf %q "$TOP") || exit 125"
+	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	echo "export HOME=/tmp TC_GUEST_RESULTS=/tmp/results TC_IN_GUEST=1"
+	echo "export TC_MODULE=$(printf %q "$module") TC_FW_DIR=$(printf %q "$fwdir")"
+	echo "export TC_MODULE_ARGS=$(printf %q "$module_args")"
+	printf 'exec'
+	printf ' %q' "$@"
+	echo
+} >"$res/cmd.sh"
+
+devargs=()
+for ((i = 0; i < devices; i++)); do
+	devargs+=(-device "tilecopy${props:+,$props}")
+done
+
+# shellcheck disable=SC2086
+qemu_cmd=("$qemu" $QEMU_FIRMWARE_ARGS -accel tcg -cpu max -smp "$smp" -m 1G
+	-nodefaults -no-user-config -display none -vga none -no-reboot
+	-serial "file:$res/console.log" -monitor none
+	-kernel "$kdir/vmlinuz" -initrd "$initrd"
+	-append "console=ttyS0 panic=-1 loglevel=6 rdinit=/init"
+	-fsdev "local,id=hostfs,path=/,security_model=none,readonly=on,multidevs=remap"
+	-device "virtio-9p-pci,fsdev=hostfs,mount_tag=host"
+	-fsdev "local,id=resfs,path=$res,security_model=none"
+	-device "virtio-9p-pci,fsdev=resfs,mount_tag=results"
+	"${devargs[@]}")
+
+start=$(date +%s.%N)
+set +e
+timeout --kill-after=10 $((timeout_s + 120)) "${qemu_cmd[@]}" >"$res/qemu.log" 2>&1
+qrc=$?
+set -e
+end=$(date +%s.%N)
+secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+
+[ -f "$res/output" ] && cat "$res/output"
+[ -f "$res/init.log" ] && sed 's/^/run-guest: /' "$res/init.log" >&2
+
+if [ ! -f "$res/status" ]; then
+	echo "run-guest: guest did not report a status (qemu exit $qrc after ${secs}s); run dir $res" >&2
+	echo "--- qemu:" >&2; tail -20 "$res/qemu.log" >&2
+	echo "--- console (last 60 lines):" >&2; tail -60 "$res/console.log" >&2
+	exit 125
+fi
+rc=$(cat "$res/status")
+bad='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault|kernel BUG|Call Trace:|refcount_t:|list_(add|del) corruption|INFO: task .* blocked|rcu: INFO|stack-protector|Kernel panic'
+if grep -E "$bad" "$res/dmesg" >"$res/dmesg.bad"; then
+	echo "run-guest: dmesg has kernel errors:" >&2
+	grep -E -A25 "$bad" "$res/dmesg" | head -80 >&2
+	[ "$rc" = 0 ] && rc=1
+	keep=1
+fi
+echo "run-guest: '$*' exited $rc (guest run ${secs}s)" >&2
+if [ "$rc" = 125 ] || [ "$keep" = 1 ] || [ "$rc" != 0 ]; then
+	echo "run-guest: console log, dmesg and output kept in $res" >&2
+else
+	rm -rf "$res"
+fi
+exit "$rc"
