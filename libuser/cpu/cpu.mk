@@ -1,2 +1,17 @@
 # CPU executors. Per-object flags: OBJ_FLAGS_<basename> (e.g. exec_avx2).
-CPU_SRCS += libuser/cpu/exec_scalar.c libuser/cpu/desc_check.c libuser/cpu/dispatch.c
+# The scalar reference and dispatch build everywhere; the SIMD executors
+# only for their architecture (CC's target decides).
+CPU_ARCH := $(shell $(CC) -dumpmachine 2>/dev/null | cut -d- -f1)
+
+CPU_SRCS += libuser/cpu/exec_scalar.c libuser/cpu/desc_check.c libuser/cpu/dispatch.c \
+	    libuser/cpu/pattern.c
+ifeq ($(CPU_ARCH),x86_64)
+CPU_SRCS += libuser/cpu/exec_sse2.c libuser/cpu/exec_avx2.c libuser/cpu/exec_avx512.c
+endif
+ifeq ($(CPU_ARCH),aarch64)
+CPU_SRCS += libuser/cpu/exec_neon.c
+endif
+
+OBJ_FLAGS_exec_sse2   := -msse2
+OBJ_FLAGS_exec_avx2   := -mavx2
+OBJ_FLAGS_exec_avx512 := -mavx512f -mavx512bw -mavx512vl

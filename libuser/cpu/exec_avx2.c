@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * exec_avx2.c - AVX2 executor: 32-byte copies and fills (non-temporal for
+ * large outputs), in-register transposes with two 16-byte lanes stacked
+ * over rows (32x16 bytes, 16x8 16-bit, 8x4 32-bit, 4x2 64-bit tiles), so
+ * every destination row of a tile is one 32-byte store. Narrow blocks fall
+ * back to one lane. Shape analysis is in pattern.c.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#include <immintrin.h>
+#include <string.h>
+
+#include "cpu/exec_isa.h"
+#include "cpu/pattern.h"
+
+#define LD1(p, step)	_mm_loadu_si128((const __m128i *)(p))
+#define ST1(p, v)	_mm_storeu_si128((__m128i *)(p), (v))
+#define LD(p)		_mm256_loadu_si256((const __m256i *)(p))
+#define ST(p, v)	_mm256_storeu_si256((__m256i *)(p), (v))
+#define LD2(p, step)							\
+	_mm256_inserti128_si256(_mm256_castsi128_si256(LD1((p), 0)),	\
+				LD1((p) + (step), 0), 1)
+
+TC_DEFINE_TILE(avx2_tile1_l2, __m256i, 16, LD2, ST, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
+TC_DEFINE_TILE(avx2_tile2_l2, __m256i, 8, LD2, ST, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16)
+TC_DEFINE_TILE(avx2_tile4_l2, __m256i, 4, LD2, ST, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32)
+TC_DEFINE_TILE(avx2_tile8_l2, __m256i, 2, LD2, ST, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64)
+TC_DEFINE_TILE(avx2_tile1_l1, __m128i, 16, LD1, ST1, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
+TC_DEFINE_TILE(avx2_tile2_l1, __m128i, 8, LD1, ST1, _mm_unpacklo_epi16, _mm_unpackhi_epi16)
+TC_DEFINE_TILE(avx2_tile4_l1, __m128i, 4, LD1, ST1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
+TC_DEFINE_TILE(avx2_tile8_l1, __m128i, 2, LD1, ST1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
+
+#define AVX2_TR(es, n)							\
+static void avx2_tr##es(char *dst, size_t dld, const char *src,	\
+			size_t sld, size_t rows, size_t cols)		\
+{									\
+	size_t r = 0;							\
+	TC_BLOCK_BAND(avx2_tile##es##_l2, 2 * n, n, es)			\
+	TC_BLOCK_BAND(avx2_tile##es##_l1, n, n, es)			\
+	if (r < rows)							\
+		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
+				    rows - r, cols, es);		\
+}
+AVX2_TR(1, 16)
+AVX2_TR(2, 8)
+AVX2_TR(4, 4)
+AVX2_TR(8, 2)
+
+static void avx2_copy(char *dst, const char *src, size_t n, int nt)
+{
+	__m256i a, b, c, d;
+
+	if (n < 256) {
+		memcpy(dst, src, n);
+		return;
+	}
+	if (nt) {
+		size_t head = (32 - ((uintptr_t)dst & 31)) & 31;
+
+		ST(dst, LD(src));
+		dst += head, src += head, n -= head;
+		for (; n >= 128; n -= 128, dst += 128, src += 128) {
+			a = LD(src), b = LD(src + 32);
+			c = LD(src + 64), d = LD(src + 96);
+			_mm256_stream_si256((__m256i *)dst, a);
+			_mm256_stream_si256((__m256i *)(dst + 32), b);
+			_mm256_stream_si256((__m256i *)(dst + 64), c);
+			_mm256_stream_si256((__m256i *)(dst + 96), d);
+		}
+	} else {
+		for (; n >= 128; n -= 128, dst += 128, src += 128) {
+			a = LD(src), b = LD(src + 32);
+			c = LD(src + 64), d = LD(src + 96);
+			ST(dst, a), ST(dst + 32, b);
+			ST(dst + 64, c), ST(dst + 96, d);
+		}
+	}
+	for (; n >= 32; n -= 32, dst += 32, src += 32)
+		ST(dst, LD(src));
+	if (n)
+		ST(dst + n - 32, LD(src + n - 32));
+}
+
+static void avx2_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
+{
+	unsigned char rot[64];
+	__m256i a, b;
+	size_t i = 0;
+
+	if (n < 64) {
+		memcpy(dst, pat, n);
+		return;
+	}
+	if (nt) {
+		size_t head = (32 - ((uintptr_t)dst & 31)) & 31;
+
+		ST(dst, LD(pat));
+		tc_pat_rotate(rot, pat, head);
+		a = LD(rot), b = LD(rot + 32);
+		for (i = head; i + 64 <= n; i += 64) {
+			_mm256_stream_si256((__m256i *)(dst + i), a);
+			_mm256_stream_si256((__m256i *)(dst + i + 32), b);
+		}
+	} else {
+		a = LD(pat), b = LD(pat + 32);
+		for (; i + 64 <= n; i += 64)
+			ST(dst + i, a), ST(dst + i + 32, b);
+	}
+	if (i < n) {
+		tc_pat_rotate(rot, pat, n - 64);
+		ST(dst + n - 64, LD(rot));
+		ST(dst + n - 32, LD(rot + 32));
+	}
+}
+
+static void avx2_sfence(void)
+{
+	_mm_sfence();
+}
+
+static const struct tc_kernels avx2_kernels = {
+	.copy = avx2_copy,
+	.fill = avx2_fill,
+	.transpose = { avx2_tr1, avx2_tr2, avx2_tr4, avx2_tr8 },
+	.sfence = avx2_sfence,
+};
+
+static int avx2_exec(const struct drm_tilecopy_desc *descs, size_t n,
+		     const void *src, void *dst)
+{
+	return tc_exec_kernels(&avx2_kernels, descs, n, src, dst);
+}
+
+static int avx2_available(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx2");
+}
+
+const struct tc_cpu_backend tc_backend_avx2 = {
+	.name = "avx2",
+	.available = avx2_available,
+	.exec = avx2_exec,
+};

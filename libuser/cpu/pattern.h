@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pattern.h - shape analysis shared by the SIMD executors (internal).
+ *
+ * pattern.c turns a descriptor into a normalised shape (unit dims dropped,
+ * mergeable dims coalesced, strides in bytes), recognises the shapes that
+ * matter (contiguous, runs, 2-D transposes, fills), blocks them for the
+ * caches and splits them over threads. An ISA file only supplies the
+ * kernels of struct tc_kernels.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#ifndef TILECOPY_CPU_PATTERN_H
+#define TILECOPY_CPU_PATTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tilecopy_accel.h"
+
+/**
+ * struct tc_kernels - what one instruction set provides.
+ * @copy: @bytes contiguous bytes; @nt allows non-temporal stores (the
+ *	caller issues @sfence after the descriptor).
+ * @fill: @bytes at @dst with @pat repeated (@pat is what dst[0..63] holds;
+ *	its period divides 64).
+ * @transpose: indexed by log2(elem_size): element (r, c) of a @rows x @cols
+ *	block, read at src + r * sld + c * es, is written at
+ *	dst + c * dld + r * es.
+ * @sfence: orders non-temporal stores (NULL when @copy never uses them).
+ */
+struct tc_kernels {
+	void (*copy)(char *dst, const char *src, size_t bytes, int nt);
+	void (*fill)(char *dst, const unsigned char pat[64], size_t bytes, int nt);
+	void (*transpose[4])(char *dst, size_t dld, const char *src, size_t sld,
+			     size_t rows, size_t cols);
+	void (*sfence)(void);
+};
+
+/** tc_exec_kernels - run @n descriptors with the kernels @k. */
+int tc_exec_kernels(const struct tc_kernels *k,
+		    const struct drm_tilecopy_desc *descs, size_t n,
+		    const void *src, void *dst);
+
+/** tc_transpose_scalar - the element loop of a transpose block (edges). */
+void tc_transpose_scalar(char *dst, size_t dld, const char *src, size_t sld,
+			 size_t rows, size_t cols, unsigned es);
+
+/* Bytes of one descriptor's output above which stores go non-temporal. */
+#define TC_NT_THRESHOLD	(4u << 20)
+
+/*
+ * TC_DEFINE_TILE - one register tile: @n x @n elements per 16-byte lane
+ * (n = 16 / elem_size), @L lanes stacked over rows: src rows
+ * [0, L*n) x cols [0, n) become dst rows [0, n) of L*n elements, one full
+ * vector store each. The in-lane transpose is log2(n) rounds of unpacks of
+ * the element width (the perfect-shuffle transpose).
+ */
+#define TC_DEFINE_TILE(fn, vec_t, n, load_lanes, store, unlo, unhi)	\
+static inline __attribute__((always_inline)) void				\
+fn(char *dst, size_t dld, const char *src, size_t sld)			\
+{									\
+	vec_t r_[n], t_[n];						\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (n); i_++)				\
+		r_[i_] = load_lanes(src + i_ * sld, (n) * sld);		\
+	_Pragma("GCC unroll 4")						\
+	for (int s_ = 1; s_ < (n); s_ <<= 1) {				\
+		_Pragma("GCC unroll 16")				\
+		for (int i_ = 0; i_ < (n) / 2; i_++) {			\
+			t_[2 * i_] = unlo(r_[i_], r_[i_ + (n) / 2]);	\
+			t_[2 * i_ + 1] = unhi(r_[i_], r_[i_ + (n) / 2]); \
+		}							\
+		_Pragma("GCC unroll 16")				\
+		for (int i_ = 0; i_ < (n); i_++)			\
+			r_[i_] = t_[i_];				\
+	}								\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (n); i_++)				\
+		store(dst + i_ * dld, r_[i_]);				\
+}
+
+/*
+ * TC_BLOCK_BAND - transpose rows [r, r + R) x all cols of a block with the
+ * tile @tile (R = rows per tile, n = cols per tile); leftover cols scalar.
+ */
+#define TC_BLOCK_BAND(tile, R, n, es)					\
+	for (; r + (R) <= rows; r += (R)) {				\
+		size_t c_ = 0;						\
+		for (; c_ + (n) <= cols; c_ += (n))			\
+			tile(dst + c_ * dld + r * (es), dld,		\
+			     src + r * sld + c_ * (es), sld);		\
+		if (c_ < cols)						\
+			tc_transpose_scalar(dst + c_ * dld + r * (es), dld, \
+					    src + r * sld + c_ * (es), sld, \
+					    (R), cols - c_, (es));	\
+	}
+
+/* tc_pat_rotate - the fill pattern as seen from byte @off of the region. */
+static inline void tc_pat_rotate(unsigned char out[64],
+				 const unsigned char pat[64], size_t off)
+{
+	for (unsigned i = 0; i < 64; i++)
+		out[i] = pat[(off + i) & 63];
+}
+
+#endif /* TILECOPY_CPU_PATTERN_H */
