@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+/*
+ * plan_exec.c - running a plan on the CPU, and printing descriptors.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "plan_internal.h"
+#include "cpu/cpu_exec.h"
+
+static const char *tc_op_name(unsigned int op)
+{
+	switch (op) {
+	case DRM_TILECOPY_OP_COPY:
+		return "COPY";
+	case DRM_TILECOPY_OP_FILL:
+		return "FILL";
+	case DRM_TILECOPY_OP_WRITE64:
+		return "WRITE64";
+	default:
+		return "?";
+	}
+}
+
+static size_t tc_put(char *buf, size_t size, size_t n, const char *fmt,
+		     unsigned long long a)
+{
+	int w;
+
+	if (n >= size)
+		return n;
+	w = snprintf(buf + n, size - n, fmt, a);
+	return w < 0 ? size : n + (size_t)w;
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_desc *d,
+						    char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (!d || !buf || !size)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "desc: NULL argument");
+	n = (size_t)snprintf(buf, size, "%-5s esize=%u", tc_op_name(d->op),
+			     d->elem_size);
+	if (d->op == DRM_TILECOPY_OP_COPY)
+		n = tc_put(buf, size, n, " src=%llu", d->src);
+	n = tc_put(buf, size, n, " dst=%llu", d->dst);
+	if (d->op != DRM_TILECOPY_OP_COPY)
+		n = tc_put(buf, size, n, " value=0x%llx", d->value);
+	n = tc_put(buf, size, n, " extent=[", 0);
+	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
+		n = tc_put(buf, size, n, k ? ",%llu" : "%llu", d->extent[k]);
+	if (d->op == DRM_TILECOPY_OP_COPY) {
+		n = tc_put(buf, size, n, "] src_stride=[", 0);
+		for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
+			n = tc_put(buf, size, n, k ? ",%llu" : "%llu",
+				   d->src_stride[k]);
+	}
+	n = tc_put(buf, size, n, "] dst_stride=[", 0);
+	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
+		n = tc_put(buf, size, n, k ? ",%llu" : "%llu", d->dst_stride[k]);
+	n = tc_put(buf, size, n, "]", 0);
+	if (n >= size)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "buf: %zu bytes are too few for the descriptor", size);
+	return tc_ok();
+}
+
+static tilecopy_status_t tc_backend(const char *cpu,
+				    const struct tc_cpu_backend **be)
+{
+	int err = 0;
+
+	*be = tc_cpu_backend_get(cpu, &err);
+	if (*be)
+		return TILECOPY_SUCCESS;
+	if (!cpu)
+		cpu = getenv("TILECOPY_CPU");
+	if (err == -ENODEV)
+		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+			       "cpu: executor '%s' is not available on this CPU",
+			       cpu ? cpu : "?");
+	return tc_fail(TILECOPY_ERR_INVALID_ARG,
+		       "cpu: unknown executor '%s' (scalar, sse2, avx2, avx512, neon)",
+		       cpu ? cpu : "?");
+}
+
+TILECOPY_API const char *tilecopy_cpu_name(const char *cpu)
+{
+	const struct tc_cpu_backend *be;
+
+	if (tc_backend(cpu, &be))
+		return NULL;
+	tc_ok();
+	return be->name;
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *plan,
+							 const void *src,
+							 size_t src_size,
+							 void *dst,
+							 size_t dst_size,
+							 const char *cpu)
+{
+	const struct tc_cpu_backend *be;
+	tilecopy_status_t st;
+
+	if (!plan || (!src && plan->src_bytes) || !dst)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "execute: NULL argument");
+	if (src_size < plan->src_bytes)
+		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
+			       "src_size: %zu bytes, the source needs %llu",
+			       src_size, (unsigned long long)plan->src_bytes);
+	if (dst_size < plan->dst_bytes)
+		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
+			       "dst_size: %zu bytes, the destination needs %llu",
+			       dst_size, (unsigned long long)plan->dst_bytes);
+	st = tc_backend(cpu, &be);
+	if (st)
+		return st;
+	if (be->exec(plan->descs, plan->n, src, dst))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "plan: executor %s refused a descriptor", be->name);
+	return tc_ok();
+}
