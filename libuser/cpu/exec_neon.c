@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * exec_neon.c - AArch64 Advanced SIMD executor: 64-byte copies and fills,
+ * in-register transposes of 16x16 bytes, 8x8 16-bit, 4x4 32-bit and 2x2
+ * 64-bit tiles (ZIP1/ZIP2 rounds). AArch64 has no useful non-temporal
+ * store for this (STNP is only a hint), so @nt is ignored. Shape analysis
+ * is in pattern.c.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#include <arm_neon.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "cpu/exec_isa.h"
+#include "cpu/pattern.h"
+
+#ifndef HWCAP_ASIMD
+#define HWCAP_ASIMD (1 << 1)
+#endif
+
+#define LD1(p, step)	vld1q_u8((const uint8_t *)(p))
+#define ST1(p, v)	vst1q_u8((uint8_t *)(p), (v))
+
+#define NEON_ZIP(w, half)						\
+static inline uint8x16_t neon_zip##half##_##w(uint8x16_t a, uint8x16_t b) \
+{									\
+	return vreinterpretq_u8_u##w(vzip##half##q_u##w(vreinterpretq_u##w##_u8(a), \
+						     vreinterpretq_u##w##_u8(b))); \
+}
+NEON_ZIP(16, 1)
+NEON_ZIP(16, 2)
+NEON_ZIP(32, 1)
+NEON_ZIP(32, 2)
+NEON_ZIP(64, 1)
+NEON_ZIP(64, 2)
+
+TC_DEFINE_TILE(neon_tile1, uint8x16_t, 16, LD1, ST1, vzip1q_u8, vzip2q_u8)
+TC_DEFINE_TILE(neon_tile2, uint8x16_t, 8, LD1, ST1, neon_zip1_16, neon_zip2_16)
+TC_DEFINE_TILE(neon_tile4, uint8x16_t, 4, LD1, ST1, neon_zip1_32, neon_zip2_32)
+TC_DEFINE_TILE(neon_tile8, uint8x16_t, 2, LD1, ST1, neon_zip1_64, neon_zip2_64)
+
+#define NEON_TR(es, n)							\
+static void neon_tr##es(char *dst, size_t dld, const char *src,	\
+			size_t sld, size_t rows, size_t cols)		\
+{									\
+	size_t r = 0;							\
+	TC_BLOCK_BAND(neon_tile##es, n, n, es)				\
+	if (r < rows)							\
+		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
+				    rows - r, cols, es);		\
+}
+NEON_TR(1, 16)
+NEON_TR(2, 8)
+NEON_TR(4, 4)
+NEON_TR(8, 2)
+
+static void neon_copy(char *dst, const char *src, size_t n, int nt)
+{
+	if (n < 128) {
+		memcpy(dst, src, n);
+		return;
+	}
+	for (; n >= 64; n -= 64, dst += 64, src += 64) {
+		uint8x16_t a = LD1(src, 0), b = LD1(src + 16, 0);
+		uint8x16_t c = LD1(src + 32, 0), d = LD1(src + 48, 0);
+
+		ST1(dst, a), ST1(dst + 16, b), ST1(dst + 32, c), ST1(dst + 48, d);
+	}
+	for (; n >= 16; n -= 16, dst += 16, src += 16)
+		ST1(dst, LD1(src, 0));
+	if (n)
+		ST1(dst + n - 16, LD1(src + n - 16, 0));
+}
+
+static void neon_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
+{
+	unsigned char rot[64];
+	uint8x16_t v[4];
+	size_t i;
+	int j;
+
+	if (n < 64) {
+		memcpy(dst, pat, n);
+		return;
+	}
+	for (j = 0; j < 4; j++)
+		v[j] = LD1(pat + 16 * j, 0);
+	for (i = 0; i + 64 <= n; i += 64)
+		for (j = 0; j < 4; j++)
+			ST1(dst + i + 16 * j, v[j]);
+	if (i < n) {
+		tc_pat_rotate(rot, pat, n - 64);
+		memcpy(dst + n - 64, rot, 64);
+	}
+}
+
+static const struct tc_kernels neon_kernels = {
+	.copy = neon_copy,
+	.fill = neon_fill,
+	.transpose = { neon_tr1, neon_tr2, neon_tr4, neon_tr8 },
+	.sfence = NULL,
+};
+
+static int neon_exec(const struct drm_tilecopy_desc *descs, size_t n,
+		     const void *src, void *dst)
+{
+	return tc_exec_kernels(&neon_kernels, descs, n, src, dst);
+}
+
+static int neon_available(void)
+{
+	return !!(getauxval(AT_HWCAP) & HWCAP_ASIMD);
+}
+
+const struct tc_cpu_backend tc_backend_neon = {
+	.name = "neon",
+	.available = neon_available,
+	.exec = neon_exec,
+};

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_simd.c - every SIMD executor against the scalar reference.
+ *
+ * Each available executor (sse2, avx2, avx512 on x86-64; neon on aarch64)
+ * must produce the very bytes tc_exec_scalar produces, for hand-made shapes
+ * (transposes of every tile size with odd edges, runs, fills, broadcasts,
+ * overlapping destinations), for random descriptor sets, and for the plans
+ * of every format pair through the public API. Buffers are deliberately
+ * misaligned and the destination is pre-filled with noise, so stray writes
+ * show up as well as missing ones.
+ *
+ * An executor this CPU cannot run is reported as skipped, by name; the run
+ * fails if no SIMD executor at all could be tested on x86-64 or aarch64.
+ *
+ * TC_TEST_QUICK=1 shrinks the large cases (used under qemu-user).
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tilecopy/tilecopy.h"
+#include "cpu/cpu_exec.h"
+
+/* x86 in ascending order of width; the default is the widest available. */
+static const char *const simd_names[] = { "neon", "sse2", "avx2", "avx512" };
+#define NNAMES (int)(sizeof(simd_names) / sizeof(simd_names[0]))
+
+static int quick(void)
+{
+	const char *q = getenv("TC_TEST_QUICK");
+
+	return q && *q && *q != '0';
+}
+
+/* ---- a small deterministic generator (xorshift64*) ---------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned rnd_below(unsigned n)
+{
+	return (unsigned)(rnd() % n);
+}
+
+static void fill_noise(unsigned char *p, size_t n, uint64_t seed)
+{
+	uint64_t s = seed | 1;
+
+	for (size_t i = 0; i < n; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		p[i] = (unsigned char)s;
+	}
+}
+
+/* ---- running one descriptor list both ways ---------------------------- */
+
+static size_t need_bytes(const struct drm_tilecopy_desc *d, int src_side)
+{
+	__u64 bytes = 0;
+
+	if (src_side && d->op != DRM_TILECOPY_OP_COPY)
+		return 0;
+	ck_assert_int_eq(tc_desc_footprint(d, src_side ? d->src_stride : d->dst_stride,
+					   &bytes), 0);
+	return (size_t)((src_side ? d->src : d->dst) + bytes);
+}
+
+/*
+ * Run @descs with the scalar reference and with @be on buffers misaligned
+ * by @mis bytes; every byte of the destination must agree.
+ */
+static void check_descs(const struct tc_cpu_backend *be,
+			const struct drm_tilecopy_desc *descs, size_t n,
+			unsigned mis, const char *what)
+{
+	size_t ssz = 1, dsz = 1, i;
+	unsigned char *sbuf, *ref, *out;
+	const char *field = NULL;
+
+	for (i = 0; i < n; i++) {
+		size_t s = need_bytes(&descs[i], 1), d = need_bytes(&descs[i], 0);
+
+		ssz = s > ssz ? s : ssz;
+		dsz = d > dsz ? d : dsz;
+	}
+	for (i = 0; i < n; i++)
+		ck_assert_msg(!tc_desc_check(&descs[i], ssz, dsz, &field),
+			      "%s: test built a bad descriptor (%s)", what, field);
+	sbuf = malloc(ssz + 64);
+	ref = malloc(dsz + 64);
+	out = malloc(dsz + 64);
+	ck_assert(sbuf && ref && out);
+	fill_noise(sbuf + mis, ssz, 0x1234 + ssz);
+	fill_noise(ref + mis, dsz, 0x9876 + dsz);
+	memcpy(out + mis, ref + mis, dsz);
+
+	ck_assert_int_eq(tc_exec_scalar(descs, n, sbuf + mis, ref + mis), 0);
+	ck_assert_int_eq(be->exec(descs, n, sbuf + mis, out + mis), 0);
+	if (memcmp(ref + mis, out + mis, dsz)) {
+		for (i = 0; i < dsz && ref[mis + i] == out[mis + i]; i++)
+			;
+		ck_abort_msg("%s on %s (misaligned by %u): first difference at byte %zu of %zu: scalar %02x, %s %02x",
+			     be->name, what, mis, i, dsz, ref[mis + i], be->name,
+			     out[mis + i]);
+	}
+	free(sbuf);
+	free(ref);
+	free(out);
+}
+
+static const struct tc_cpu_backend *backend_or_skip(int i)
+{
+	int err = 0;
+	const struct tc_cpu_backend *be = tc_cpu_backend_get(simd_names[i], &err);
+
+	if (!be) {
+		ck_assert_int_eq(err, -ENODEV);
+		printf("SKIP %s: executor not available on this CPU/architecture\n",
+		       simd_names[i]);
+	}
+	return be;
+}
+
+/* Dense strides for @ext in the order @perm (innermost first), plus @pad. */
+static void dense_strides(__u64 *stride, const __u32 *ext, const int *perm,
+			  int nd, unsigned pad)
+{
+	__u64 s = 1;
+
+	for (int j = 0; j < nd; j++) {
+		stride[perm[j]] = s;
+		s = s * ext[perm[j]] + (pad ? rnd_below(pad + 1) : 0);
+	}
+}
+
+static void identity(int *perm, int nd)
+{
+	for (int j = 0; j < nd; j++)
+		perm[j] = j;
+}
+
+static void shuffle(int *perm, int nd)
+{
+	for (int j = nd - 1; j > 0; j--) {
+		int k = (int)rnd_below((unsigned)j + 1), t = perm[j];
+
+		perm[j] = perm[k];
+		perm[k] = t;
+	}
+}
+
+static struct drm_tilecopy_desc copy_desc(unsigned es, int nd, const __u32 *ext)
+{
+	struct drm_tilecopy_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.op = DRM_TILECOPY_OP_COPY;
+	d.elem_size = (__u8)es;
+	d.ndims = (__u8)nd;
+	memcpy(d.extent, ext, sizeof(ext[0]) * (size_t)nd);
+	return d;
+}
+
+/* ---- hand-made shapes -------------------------------------------------- */
+
+static const __u32 odd[] = { 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100 };
+#define NODD (sizeof(odd) / sizeof(odd[0]))
+
+/* 2-D transposes (both directions) with a batch dim, every size pair. */
+START_TEST(test_transpose_2d)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+
+	if (!be)
+		return;
+	for (size_t e = 0; e < 4; e++)
+		for (size_t a = 0; a < NODD; a++)
+			for (size_t b = 0; b < NODD; b++) {
+				__u32 ext[3] = { odd[a], odd[b], 2 };
+				struct drm_tilecopy_desc d = copy_desc(es_list[e], 3, ext);
+				char what[64];
+
+				/* dst row-major [b][a], src row-major [a][b] */
+				d.dst_stride[0] = 1;
+				d.dst_stride[1] = odd[a];
+				d.dst_stride[2] = (__u64)odd[a] * odd[b];
+				d.src_stride[0] = odd[b];
+				d.src_stride[1] = 1;
+				d.src_stride[2] = (__u64)odd[a] * odd[b] + 3;
+				d.src = es_list[e] * (a & 3);
+				snprintf(what, sizeof(what), "transpose es=%u %ux%u",
+					 es_list[e], odd[a], odd[b]);
+				check_descs(be, &d, 1, (unsigned)(a + b) & 7, what);
+			}
+}
+END_TEST
+
+/* RowMajor <-> zN-like: contiguous runs of 1..64 bytes moved as tiles. */
+START_TEST(test_runs)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+
+	if (!be)
+		return;
+	for (size_t e = 0; e < 4; e++)
+		for (unsigned run = 1; run <= 64; run = run * 2 + (run == 4)) {
+			for (size_t a = 0; a < NODD; a += 2) {
+				__u32 ext[3] = { run, odd[a], 37 };
+				struct drm_tilecopy_desc d = copy_desc(es_list[e], 3, ext);
+				char what[64];
+
+				/* dst: runs consecutive along dim 1 */
+				d.dst_stride[0] = 1;
+				d.dst_stride[1] = run;
+				d.dst_stride[2] = (__u64)run * odd[a];
+				/* src: runs consecutive along dim 2 */
+				d.src_stride[0] = 1;
+				d.src_stride[1] = (__u64)run * 37 + (a & 1);
+				d.src_stride[2] = run;
+				d.dst = 5;
+				snprintf(what, sizeof(what), "runs es=%u run=%u rows=%u",
+					 es_list[e], run, odd[a]);
+				check_descs(be, &d, 1, 1, what);
+			}
+		}
+}
+END_TEST
+
+/* Source stride 0 (broadcast), strided gathers, and FILL of every size. */
+START_TEST(test_broadcast_and_fill)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+
+	if (!be)
+		return;
+	for (size_t e = 0; e < 4; e++)
+		for (size_t a = 0; a < NODD; a++) {
+			unsigned es = es_list[e];
+			__u32 ext[2] = { odd[a], 19 };
+			struct drm_tilecopy_desc d[4];
+			char what[64];
+
+			d[0] = copy_desc(es, 2, ext);	/* broadcast along dim 0 */
+			d[0].src_stride[1] = 3;
+			d[0].dst_stride[0] = 1;
+			d[0].dst_stride[1] = odd[a] + 2;
+			d[1] = copy_desc(es, 2, ext);	/* broadcast along dim 1 */
+			d[1].src_stride[0] = 1;
+			d[1].dst_stride[0] = 1;
+			d[1].dst_stride[1] = odd[a];
+			d[1].dst = 7;
+			d[2] = copy_desc(es, 2, ext);	/* gather, stride 3 */
+			d[2].src_stride[0] = 3;
+			d[2].src_stride[1] = 3 * (__u64)odd[a] + 1;
+			d[2].dst_stride[0] = 1;
+			d[2].dst_stride[1] = odd[a];
+			d[3] = copy_desc(es, 2, ext);	/* FILL, strided rows */
+			d[3].op = DRM_TILECOPY_OP_FILL;
+			d[3].value = 0x8877665544332211ULL ^ (a * 0x0101010101010101ULL);
+			d[3].dst_stride[0] = 1;
+			d[3].dst_stride[1] = odd[a] + 5;
+			d[3].dst = 3;
+			for (int j = 0; j < 4; j++) {
+				snprintf(what, sizeof(what), "case %d es=%u n=%u", j, es, odd[a]);
+				check_descs(be, &d[j], 1, (unsigned)a & 3, what);
+			}
+		}
+}
+END_TEST
+
+/* A destination that overlaps itself must keep the reference's order. */
+START_TEST(test_overlapping_dst)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	__u32 ext[3] = { 17, 9, 5 };
+	struct drm_tilecopy_desc d = copy_desc(4, 3, ext);
+
+	if (!be)
+		return;
+	d.src_stride[0] = 9;	/* looks like a transpose ... */
+	d.src_stride[1] = 1;
+	d.src_stride[2] = 200;
+	d.dst_stride[0] = 1;	/* ... but rows overlap in the destination */
+	d.dst_stride[1] = 8;
+	d.dst_stride[2] = 0;
+	check_descs(be, &d, 1, 1, "overlapping transpose");
+	d.src_stride[0] = 1;
+	d.src_stride[1] = 17;
+	d.dst_stride[1] = 16;	/* overlapping runs */
+	check_descs(be, &d, 1, 2, "overlapping runs");
+}
+END_TEST
+
+/* Outputs above the non-temporal threshold, misaligned, and threads. */
+START_TEST(test_large)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	unsigned n = quick() ? 300 : 1100;
+	__u32 ext1[1] = { 5u << 20 };
+	__u32 ext2[2] = { n, n + 3 };
+	__u32 ext3[3] = { 16, 4096, quick() ? 2 : 20 };
+	struct drm_tilecopy_desc d[4];
+
+	if (!be)
+		return;
+	if (quick())
+		ext1[0] = 1u << 20;
+	d[0] = copy_desc(1, 1, ext1);
+	d[0].src_stride[0] = d[0].dst_stride[0] = 1;
+	d[0].src = 1;
+	d[0].dst = 3;
+	d[1] = d[0];
+	d[1].op = DRM_TILECOPY_OP_FILL;
+	d[1].elem_size = 4;
+	d[1].extent[0] = ext1[0] / 4;
+	d[1].src = 0;
+	d[1].src_stride[0] = 0;
+	d[1].dst = 5;
+	d[1].value = 0xdeadbeef;
+	d[2] = copy_desc(4, 2, ext2);		/* f32 transpose */
+	d[2].src_stride[0] = ext2[1];
+	d[2].src_stride[1] = 1;
+	d[2].dst_stride[0] = 1;
+	d[2].dst_stride[1] = ext2[0];
+	d[3] = copy_desc(4, 3, ext3);		/* nChw16c -> NCHW-like */
+	d[3].src_stride[0] = 1;
+	d[3].src_stride[1] = 16;
+	d[3].src_stride[2] = 16 * 4096;
+	d[3].dst_stride[0] = 4096;
+	d[3].dst_stride[1] = 1;
+	d[3].dst_stride[2] = 16 * 4096;
+	for (int t = 0; t < 2; t++) {
+		setenv("TILECOPY_THREADS", t ? "2" : "1", 1);
+		check_descs(be, &d[0], 1, 0, "large copy");
+		check_descs(be, &d[1], 1, 1, "large fill");
+		check_descs(be, &d[2], 1, 1, "large transpose");
+		check_descs(be, &d[3], 1, 0, "large blocked transpose");
+		check_descs(be, d, 4, 1, "all four in one list");
+	}
+	unsetenv("TILECOPY_THREADS");
+}
+END_TEST
+
+/* ---- random descriptor sets ------------------------------------------- */
+
+static void random_desc(struct drm_tilecopy_desc *d)
+{
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	int nd = 1 + (int)rnd_below(rnd_below(4) ? 4 : 8), perm[8], kind = (int)rnd_below(6);
+	__u32 ext[8];
+	size_t total = 1;
+
+	for (int k = 0; k < nd; k++) {
+		ext[k] = total > 20000 ? 1 + rnd_below(2) : odd[rnd_below(NODD)];
+		total *= ext[k];
+	}
+	*d = copy_desc(es_list[rnd_below(4)], nd, ext);
+	d->src = rnd_below(70);
+	d->dst = rnd_below(70);
+	identity(perm, nd);
+	shuffle(perm, nd);
+	dense_strides(d->dst_stride, d->extent, perm, nd, kind == 1 ? 3 : 0);
+	switch (kind) {
+	case 0:		/* permutation: transposes */
+	case 1:		/* with padding between dims */
+		shuffle(perm, nd);
+		dense_strides(d->src_stride, d->extent, perm, nd, kind);
+		break;
+	case 2:		/* random source strides, some broadcast */
+		for (int k = 0; k < nd; k++)
+			d->src_stride[k] = rnd_below(4) ? rnd_below(300) : 0;
+		break;
+	case 3:		/* same order both sides: runs */
+		dense_strides(d->src_stride, d->extent, perm, nd, 2);
+		break;
+	case 4:		/* destination overlapping itself */
+		for (int k = 0; k < nd; k++) {
+			d->dst_stride[k] = rnd_below(40);
+			d->src_stride[k] = rnd_below(100);
+		}
+		break;
+	default:	/* FILL */
+		d->op = DRM_TILECOPY_OP_FILL;
+		d->src = 0;
+		d->value = rnd();
+		break;
+	}
+}
+
+START_TEST(test_random)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	int rounds = quick() ? 150 : 600;
+
+	if (!be)
+		return;
+	rng_state = 0x5eed0000ULL + (uint64_t)_i;
+	for (int r = 0; r < rounds; r++) {
+		struct drm_tilecopy_desc d[3];
+		size_t n = 1 + rnd_below(3);
+		char what[48];
+
+		for (size_t j = 0; j < n; j++)
+			random_desc(&d[j]);
+		snprintf(what, sizeof(what), "random set %d", r);
+		check_descs(be, d, n, rnd_below(8), what);
+	}
+}
+END_TEST
+
+/* ---- plans of every format pair through the public API --------------- */
+
+struct fmt_group {
+	const char *const *names;
+	int n, rank;
+	int64_t shape[4];
+};
+
+static const char *const fmt4[] = {
+	"NCHW", "NHWC", "CHWN", "HWCN", "nChw8c", "nChw16c", "NCHW4", "NCHW32",
+	"NC1HWC0", "CHWN4",
+};
+static const char *const fmt2[] = {
+	"RowMajor", "ColumnMajor", "zN", "zZ", "nZ", "nN",
+};
+
+static void check_plan_pair(const char *cpu, const char *sf, const char *df,
+			    const int64_t *shape, int rank, tilecopy_dtype_t dt)
+{
+	tilecopy_tensor_t st, dtn;
+	tilecopy_plan_t *plan = NULL;
+	unsigned char *sbuf, *ref, *out;
+	size_t ssz, dsz;
+
+	ck_assert_msg(!tilecopy_tensor_make(&st, sf, shape, rank, dt, NULL),
+		      "%s: %s", sf, tilecopy_last_error());
+	ck_assert_msg(!tilecopy_tensor_make(&dtn, df, shape, rank, dt, NULL),
+		      "%s: %s", df, tilecopy_last_error());
+	ck_assert_msg(!tilecopy_plan_create(&plan, &st, &dtn), "%s->%s: %s",
+		      sf, df, tilecopy_last_error());
+	ssz = tilecopy_plan_src_bytes(plan);
+	dsz = tilecopy_plan_dst_bytes(plan);
+	sbuf = malloc(ssz + 1);
+	ref = malloc(dsz + 1);
+	out = malloc(dsz + 1);
+	ck_assert(sbuf && ref && out);
+	fill_noise(sbuf + 1, ssz, ssz);
+	fill_noise(ref + 1, dsz, 77);
+	memcpy(out + 1, ref + 1, dsz);
+	ck_assert(!tilecopy_plan_execute_cpu(plan, sbuf + 1, ssz, ref + 1, dsz, "scalar"));
+	ck_assert_msg(!tilecopy_plan_execute_cpu(plan, sbuf + 1, ssz, out + 1, dsz, cpu),
+		      "%s: %s", cpu, tilecopy_last_error());
+	ck_assert_msg(!memcmp(ref + 1, out + 1, dsz), "%s: %s -> %s (%s) differs from scalar",
+		      cpu, sf, df, tilecopy_dtype_name(dt));
+	free(sbuf);
+	free(ref);
+	free(out);
+	tilecopy_plan_destroy(plan);
+}
+
+START_TEST(test_format_pairs)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const tilecopy_dtype_t dts[] = {
+		TILECOPY_DT_I8, TILECOPY_DT_F16, TILECOPY_DT_F32, TILECOPY_DT_F64,
+	};
+	static const int64_t s4[][4] = { { 2, 37, 5, 7 }, { 1, 64, 3, 17 } };
+	static const int64_t s2[][3] = { { 33, 47 }, { 64, 96 }, { 2, 17, 40 } };
+
+	if (!be)
+		return;
+	for (size_t t = 0; t < 4; t++) {
+		for (size_t a = 0; a < sizeof(fmt4) / sizeof(fmt4[0]); a++)
+			for (size_t b = 0; b < sizeof(fmt4) / sizeof(fmt4[0]); b++)
+				for (size_t s = 0; s < 2; s++)
+					check_plan_pair(be->name, fmt4[a], fmt4[b], s4[s], 4, dts[t]);
+		for (size_t a = 0; a < sizeof(fmt2) / sizeof(fmt2[0]); a++)
+			for (size_t b = 0; b < sizeof(fmt2) / sizeof(fmt2[0]); b++)
+				for (size_t s = 0; s < 3; s++)
+					check_plan_pair(be->name, fmt2[a], fmt2[b], s2[s],
+							s == 2 ? 3 : 2, dts[t]);
+	}
+}
+END_TEST
+
+/* ---- dispatch --------------------------------------------------------- */
+
+START_TEST(test_dispatch)
+{
+	const struct tc_cpu_backend *be;
+	int err = 0, tested = 0;
+
+	be = tc_cpu_backend_get("no-such-cpu", &err);
+	ck_assert_ptr_null(be);
+	ck_assert_int_eq(err, -EINVAL);
+
+	be = tc_cpu_backend_get("scalar", &err);
+	ck_assert_ptr_nonnull(be);
+	ck_assert_str_eq(be->name, "scalar");
+
+#if defined(__x86_64__)
+	be = tc_cpu_backend_get("neon", &err);	/* known, but not here */
+	ck_assert_ptr_null(be);
+	ck_assert_int_eq(err, -ENODEV);
+	ck_assert_int_eq(tilecopy_cpu_name("neon") == NULL, 1);
+#elif defined(__aarch64__)
+	be = tc_cpu_backend_get("avx2", &err);
+	ck_assert_ptr_null(be);
+	ck_assert_int_eq(err, -ENODEV);
+#endif
+	/* The environment decides when no name is given; bad values are errors. */
+	setenv("TILECOPY_CPU", "bogus", 1);
+	ck_assert_ptr_null(tc_cpu_backend_get(NULL, &err));
+	ck_assert_int_eq(err, -EINVAL);
+	ck_assert_ptr_null(tilecopy_cpu_name(NULL));
+	setenv("TILECOPY_CPU", "scalar", 1);
+	be = tc_cpu_backend_get(NULL, &err);
+	ck_assert_ptr_nonnull(be);
+	ck_assert_str_eq(be->name, "scalar");
+	unsetenv("TILECOPY_CPU");
+
+	/* Default: the best available is the first available SIMD one. */
+	be = tc_cpu_backend_get(NULL, &err);
+	ck_assert_ptr_nonnull(be);
+	/* simd_names is in ascending order of width: the last available wins */
+	for (int i = NNAMES - 1; i >= 0; i--) {
+		if (!tc_cpu_backend_get(simd_names[i], &err))
+			continue;
+		if (!tested)
+			ck_assert_str_eq(be->name, simd_names[i]);
+		tested++;
+	}
+#if defined(__x86_64__) || defined(__aarch64__)
+	ck_assert_msg(tested > 0, "no SIMD executor can run here: nothing was tested");
+#endif
+}
+END_TEST
+
+static Suite *simd_suite(void)
+{
+	Suite *s = suite_create("simd");
+	TCase *tc;
+
+#define ADD(name, fn, loop)						\
+	do {								\
+		tc = tcase_create(name);				\
+		tcase_set_timeout(tc, 120);				\
+		if (loop)						\
+			tcase_add_loop_test(tc, fn, 0, NNAMES);		\
+		else							\
+			tcase_add_test(tc, fn);				\
+		suite_add_tcase(s, tc);					\
+	} while (0)
+	ADD("/simd/dispatch", test_dispatch, 0);
+	ADD("/simd/transpose-2d", test_transpose_2d, 1);
+	ADD("/simd/runs", test_runs, 1);
+	ADD("/simd/broadcast-fill", test_broadcast_and_fill, 1);
+	ADD("/simd/overlapping-dst", test_overlapping_dst, 1);
+	ADD("/simd/large", test_large, 1);
+	ADD("/simd/random", test_random, 1);
+	ADD("/simd/format-pairs", test_format_pairs, 1);
+#undef ADD
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(simd_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
