@@ -76,6 +76,15 @@ if [ ${#missing[@]} -gt 0 ] || [ $need_update = 1 ]; then
 	fi
 fi
 
+# check:arm64 for the NEON equivalence test under qemu-user (check-neon):
+# arm64 as a foreign architecture, then its static libcheck.
+if ! dpkg-query -W -f='${Status}' check:arm64 2>/dev/null | grep -q 'install ok installed'; then
+	dpkg --print-foreign-architectures | grep -qx arm64 ||
+		$SUDO dpkg --add-architecture arm64
+	$SUDO apt-get update -qq
+	missing+=(check:arm64)
+fi
+
 if [ ${#missing[@]} -gt 0 ]; then
 	real=()
 	for p in "${missing[@]}"; do
