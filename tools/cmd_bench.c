@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+/* cmd_bench.c - `tilecopy bench`: the benchmark itself lives in bench/. */
+#include <stdio.h>
+
+#include "cli.h"
+
+#ifdef TC_HAVE_BENCH
+#include "bench.h"
+
+int cmd_bench(int argc, char **argv)
+{
+	return tc_bench_run(argc, argv);
+}
+#else
+int cmd_bench(int argc, char **argv)
+{
+	fprintf(stderr, "tilecopy: bench: this build has no benchmark (bench/ not built)\n");
+	return 1;
+}
+#endif

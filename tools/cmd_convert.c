@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_convert.c - `tilecopy convert ... IN OUT`: raw little-endian files.
+ *
+ * IN may be larger than the source's physical size, never smaller. OUT gets
+ * exactly the destination's physical size, padding zeroed. Every check runs
+ * before OUT is touched, and OUT is written to a temporary file renamed into
+ * place, so a failure never leaves a partial or truncated OUT.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+struct in_map {
+	void *p;
+	size_t size;
+};
+
+static int map_input(const char *path, uint64_t need, struct in_map *m)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fprintf(stderr, "tilecopy: IN: cannot open '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		fprintf(stderr, "tilecopy: IN: '%s' is not a regular file\n", path);
+		goto err_close;
+	}
+	if ((uint64_t)sb.st_size < need) {
+		fprintf(stderr,
+			"tilecopy: IN: buffer too small: '%s' has %" PRIu64 " bytes, the source layout needs %" PRIu64 "; nothing written\n",
+			path, (uint64_t)sb.st_size, need);
+		goto err_close;
+	}
+	m->size = (size_t)sb.st_size;
+	m->p = m->size ? mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	if (m->p == MAP_FAILED) {
+		fprintf(stderr, "tilecopy: IN: cannot map '%s': %s\n", path, strerror(errno));
+		goto err_close;
+	}
+	close(fd);
+	return 0;
+err_close:
+	close(fd);
+	return -1;
+}
+
+static int write_output(const char *path, const void *buf, size_t size)
+{
+	char *tmp;
+	const char *p = buf;
+	size_t left = size;
+	int fd;
+
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
+		return -1;
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		fprintf(stderr, "tilecopy: OUT: cannot create a file next to '%s': %s\n",
+			path, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	while (left) {
+		ssize_t w = write(fd, p, left);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto err_unlink;
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fchmod(fd, 0644) || fsync(fd) || close(fd)) {
+		fd = -1;
+		goto err_unlink;
+	}
+	if (rename(tmp, path)) {
+		fd = -1;
+		goto err_unlink;
+	}
+	free(tmp);
+	return 0;
+err_unlink:
+	fprintf(stderr, "tilecopy: OUT: writing '%s' failed: %s; nothing written\n",
+		path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	return -1;
+}
+
+/* --device cpu|auto|PATH; the engine path comes with the device backend. */
+static int pick_device(const char *dev)
+{
+	const char *env = getenv("TILECOPY_DEVICE");
+
+	if (!dev)
+		dev = env ? env : "cpu";
+	if (!strcmp(dev, "cpu") || !strcmp(dev, "auto"))
+		return 0;
+	fprintf(stderr,
+		"tilecopy: --device: '%s': this build has no device backend yet; use cpu or auto\n",
+		dev);
+	return -1;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct cli_opts o;
+	tilecopy_tensor_t src, dst;
+	tilecopy_plan_t *plan = NULL;
+	struct in_map in = { 0 };
+	tilecopy_status_t st;
+	void *out = NULL;
+	int ret = 1;
+
+	if (cli_parse(argc, argv, &o))
+		return 2;
+	if (!o.from || !o.to || o.nargs != 2) {
+		fprintf(stderr,
+			"usage: tilecopy convert --shape S --dtype T --from FMT --to FMT [--device cpu|auto|PATH] [--cpu NAME] IN OUT\n");
+		return 2;
+	}
+	if (pick_device(o.device))
+		return 1;
+	if (cli_tensor(&o, o.from, o.from_block ? o.from_block : o.block, &src) ||
+	    cli_tensor(&o, o.to, o.to_block ? o.to_block : o.block, &dst))
+		return 1;
+	st = tilecopy_plan_create(&plan, &src, &dst);
+	if (st)
+		return cli_error("plan", st);
+	if (map_input(o.args[0], tilecopy_plan_src_bytes(plan), &in))
+		goto err_plan;
+	out = calloc(1, tilecopy_plan_dst_bytes(plan) ? tilecopy_plan_dst_bytes(plan) : 1);
+	if (!out) {
+		fprintf(stderr, "tilecopy: OUT: cannot allocate %" PRIu64 " bytes\n",
+			tilecopy_plan_dst_bytes(plan));
+		goto err_unmap;
+	}
+	st = tilecopy_plan_execute_cpu(plan, in.p, in.size, out,
+				       tilecopy_plan_dst_bytes(plan), o.cpu);
+	if (st) {
+		cli_error("convert", st);
+		goto err_free;
+	}
+	if (write_output(o.args[1], out, tilecopy_plan_dst_bytes(plan)))
+		goto err_free;
+	ret = 0;
+err_free:
+	free(out);
+err_unmap:
+	if (in.p && in.size)
+		munmap(in.p, in.size);
+err_plan:
+	tilecopy_plan_destroy(plan);
+	return ret;
+}
