@@ -1,0 +1,71 @@
+# driver/driver.mk - the kernel module (tilecopy.ko) and its static checks.
+#
+#   make module        build $(BUILD)/driver/tilecopy.ko against KDIR
+#   make module-clean  remove the module build
+#   make sparse        sparse on every driver file (make C=2), no warning allowed
+#   make checkpatch    scripts/checkpatch.sh (checkpatch.pl --no-tree -f)
+#   make check-module  module (no compiler warning allowed) + sparse + checkpatch
+#
+# KDIR defaults to the running kernel's build tree if it is a 6.12 kernel,
+# else to Debian's linux-headers-6.12.*+deb12-amd64 (scripts/deps.sh
+# installs it). The build runs in a copy under $(BUILD)/driver/kbuild, so the
+# source tree never gets kbuild's object and .cmd files.
+
+DRV_KDIR_AUTO := $(shell r=$$(uname -r); d=/lib/modules/$$r/build; \
+	case $$r in (6.12.*) [ -f $$d/Makefile ] && { echo $$d; exit; } ;; esac; \
+	ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sort -V | tail -1)
+KDIR ?= $(DRV_KDIR_AUTO)
+
+DRV_KB   := $(BUILD)/driver/kbuild
+DRV_KO   := $(BUILD)/driver/tilecopy.ko
+DRV_SRCS := $(wildcard $(TOP)/driver/*.c $(TOP)/driver/*.h) $(TOP)/driver/Kbuild
+DRV_HDRS := $(TOP)/include/uapi/drm/tilecopy_accel.h $(TOP)/include/hw/tilecopy_hw.h
+DRV_KMAKE = timeout 900 $(MAKE) --no-print-directory -C $(KDIR) M=$(abspath $(DRV_KB))
+
+.PHONY: module module-clean sparse checkpatch check-module drv-kdir drv-copy
+
+ALL_TARGETS += $(if $(KDIR),module)
+CHECK_TARGETS += check-module
+
+drv-kdir:
+	@if [ -z "$(KDIR)" ] || [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "module: no Linux 6.12 build tree (KDIR='$(KDIR)'); run 'make deps'" >&2; \
+		exit 1; fi
+
+drv-copy: drv-kdir
+	@mkdir -p $(DRV_KB)/driver $(DRV_KB)/include/uapi/drm $(DRV_KB)/include/hw
+	@cp -pu $(TOP)/Kbuild $(DRV_KB)/
+	@cp -pu $(DRV_SRCS) $(DRV_KB)/driver/
+	@cp -pu $(TOP)/include/uapi/drm/tilecopy_accel.h $(DRV_KB)/include/uapi/drm/
+	@cp -pu $(TOP)/include/hw/tilecopy_hw.h $(DRV_KB)/include/hw/
+
+# The log is kept: check-module fails on any warning in it.
+$(DRV_KO): $(DRV_SRCS) $(DRV_HDRS) $(TOP)/Kbuild
+	@$(MAKE) --no-print-directory drv-copy
+	+@$(DRV_KMAKE) W=1 modules >$(BUILD)/driver/build.log 2>&1; rc=$$?; \
+		cat $(BUILD)/driver/build.log; exit $$rc
+	@cp $(DRV_KB)/driver/tilecopy.ko $@
+	@echo "  KO      $@"
+
+module: $(DRV_KO)
+
+module-clean:
+	rm -rf $(BUILD)/driver
+
+sparse: drv-copy
+	+@$(DRV_KMAKE) C=2 modules >$(BUILD)/driver/sparse.log 2>&1; rc=$$?; \
+		cat $(BUILD)/driver/sparse.log; exit $$rc
+	@if grep -E '^[^ ]*driver/.*(warning|error):' $(BUILD)/driver/sparse.log; then \
+		echo "sparse: the warnings above are defects" >&2; exit 1; fi
+	@echo "sparse: clean"
+
+checkpatch:
+	bash $(TOP)/scripts/checkpatch.sh
+
+check-module: module
+	@if grep -E '(warning|error):' $(BUILD)/driver/build.log; then \
+		echo "check-module: compiler warnings above" >&2; exit 1; fi
+	@$(MAKE) --no-print-directory sparse
+	@$(MAKE) --no-print-directory checkpatch
+	@modinfo $(DRV_KO) | grep -E '^(vermagic|alias|firmware|parm):'
+	@echo "check-module: module builds, sparse and checkpatch clean"

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tilecopy - DRM accel driver of the tilecopy tile-copy engine.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <drm/drm_accel.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_print.h>
+
+#include "tilecopy_accel.h"
+#include "tilecopy_drv.h"
+#include "tilecopy_gem.h"
+#include "tilecopy_job.h"
+#include "tilecopy_mmu.h"
+
+#define TC_FW_DEFAULT	"tilecopy/engine.bin"
+
+static char *tc_fw_name = TC_FW_DEFAULT;
+module_param_named(firmware, tc_fw_name, charp, 0444);
+MODULE_PARM_DESC(firmware, "Firmware file under /lib/firmware (default " TC_FW_DEFAULT ")");
+
+static int tc_open(struct drm_device *dev, struct drm_file *file)
+{
+	struct tc_device *tdev = to_tc_device(dev);
+	struct tc_file *tfile;
+	unsigned int i;
+	int ret;
+
+	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL);
+	if (!tfile)
+		return -ENOMEM;
+	tfile->tdev = tdev;
+	mutex_init(&tfile->submit_lock);
+	tc_file_jobs_init(tfile);
+
+	tfile->ctx = tc_mmu_ctx_create(tdev);
+	if (IS_ERR(tfile->ctx)) {
+		ret = PTR_ERR(tfile->ctx);
+		goto err_free;
+	}
+	for (i = 0; i < tdev->num_queues; i++) {
+		struct drm_gpu_scheduler *sched = &tdev->queues[i].sched;
+
+		ret = drm_sched_entity_init(&tfile->entities[i],
+					    DRM_SCHED_PRIORITY_NORMAL, &sched, 1,
+					    NULL);
+		if (ret)
+			goto err_destroy_entities;
+	}
+	file->driver_priv = tfile;
+	return 0;
+
+err_destroy_entities:
+	while (i--)
+		drm_sched_entity_destroy(&tfile->entities[i]);
+	tc_mmu_ctx_put(tfile->ctx);
+err_free:
+	mutex_destroy(&tfile->submit_lock);
+	kfree(tfile);
+	return ret;
+}
+
+/*
+ * Called after the file's GEM handles are gone (so their mappings are
+ * dropped); jobs still running keep the address space alive.
+ */
+static void tc_postclose(struct drm_device *dev, struct drm_file *file)
+{
+	struct tc_file *tfile = to_tc_file(file);
+	unsigned int i;
+
+	for (i = 0; i < tfile->tdev->num_queues; i++)
+		drm_sched_entity_destroy(&tfile->entities[i]);
+	tc_file_jobs_fini(tfile);
+	tc_mmu_ctx_put(tfile->ctx);
+	mutex_destroy(&tfile->submit_lock);
+	kfree(tfile);
+}
+
+static int tc_ioctl_get_param(struct drm_device *dev, void *data,
+			      struct drm_file *file)
+{
+	struct tc_device *tdev = to_tc_device(dev);
+	struct drm_tilecopy_get_param *args = data;
+
+	if (args->pad) {
+		drm_dbg(dev, "GET_PARAM pad must be zero\n");
+		return -EINVAL;
+	}
+	switch (args->param) {
+	case DRM_TILECOPY_PARAM_ABI_VERSION:
+		args->value = DRM_TILECOPY_ABI_VERSION;
+		break;
+	case DRM_TILECOPY_PARAM_HW_VERSION:
+		args->value = tdev->hw_version;
+		break;
+	case DRM_TILECOPY_PARAM_FW_VERSION:
+		args->value = tdev->fw_version;
+		break;
+	case DRM_TILECOPY_PARAM_NUM_QUEUES:
+		args->value = tdev->num_queues;
+		break;
+	case DRM_TILECOPY_PARAM_MAX_DIMS:
+		args->value = DRM_TILECOPY_MAX_DIMS;
+		break;
+	case DRM_TILECOPY_PARAM_MAX_DESCS:
+		args->value = TC_MAX_DESCS;
+		break;
+	case DRM_TILECOPY_PARAM_MAX_BOS:
+		args->value = TC_MAX_BOS;
+		break;
+	case DRM_TILECOPY_PARAM_VA_START:
+		args->value = TC_VA_START;
+		break;
+	case DRM_TILECOPY_PARAM_VA_SIZE:
+		args->value = TC_VA_END - TC_VA_START;
+		break;
+	case DRM_TILECOPY_PARAM_TILEBUF_SIZE:
+		args->value = tdev->tilebuf_size;
+		break;
+	case DRM_TILECOPY_PARAM_PCI_ID:
+		args->value = (u32)tdev->pdev->vendor << 16 | tdev->pdev->device;
+		break;
+	default:
+		drm_dbg(dev, "GET_PARAM: unknown param %u\n", args->param);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const struct drm_ioctl_desc tc_ioctls[] = {
+#define TC_IOCTL(n, func) DRM_IOCTL_DEF_DRV(TILECOPY_##n, tc_ioctl_##func, 0)
+	TC_IOCTL(GET_PARAM, get_param),
+	TC_IOCTL(BO_CREATE, bo_create),
+	TC_IOCTL(BO_INFO, bo_info),
+	TC_IOCTL(SUBMIT, submit),
+	TC_IOCTL(WAIT, wait),
+#undef TC_IOCTL
+};
+
+DEFINE_DRM_ACCEL_FOPS(tc_fops);
+
+static const struct drm_driver tc_drm_driver = {
+	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ,
+	.open = tc_open,
+	.postclose = tc_postclose,
+	.gem_create_object = tc_gem_create_object,
+	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
+	.ioctls = tc_ioctls,
+	.num_ioctls = ARRAY_SIZE(tc_ioctls),
+	.fops = &tc_fops,
+	.name = "tilecopy",
+	.desc = "tilecopy tile-copy engine",
+	.major = 1,
+	.minor = 0,
+};
+
+static void tc_reset_wq_destroy(struct drm_device *dev, void *wq)
+{
+	destroy_workqueue(wq);
+}
+
+static void tc_sched_fini_all(struct drm_device *dev, void *data)
+{
+	struct tc_device *tdev = to_tc_device(dev);
+	unsigned int i;
+
+	for (i = 0; i < tdev->num_queues; i++)
+		tc_queue_sched_fini(&tdev->queues[i]);
+}
+
+static int tc_pci_setup(struct tc_device *tdev)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return dev_err_probe(&pdev->dev, ret, "cannot enable the PCI device\n");
+	pci_set_master(pdev);
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return dev_err_probe(&pdev->dev, ret, "no 64-bit DMA\n");
+
+	tdev->regs = pcim_iomap_region(pdev, TC_BAR_REGS, "tilecopy-regs");
+	if (IS_ERR(tdev->regs))
+		return dev_err_probe(&pdev->dev, PTR_ERR(tdev->regs),
+				     "cannot map the register BAR\n");
+	tdev->boot = pcim_iomap_region(pdev, TC_BAR_BOOT, "tilecopy-boot");
+	if (IS_ERR(tdev->boot))
+		return dev_err_probe(&pdev->dev, PTR_ERR(tdev->boot),
+				     "cannot map the boot window\n");
+	if (pci_resource_len(pdev, TC_BAR_BOOT) < TC_BOOT_WINDOW_SIZE)
+		return dev_err_probe(&pdev->dev, -ENODEV, "boot window too small\n");
+	return 0;
+}
+
+/* Reset the engine, boot the firmware, start the queues' schedulers. */
+static int tc_engine_start(struct tc_device *tdev)
+{
+	struct device *dev = &tdev->pdev->dev;
+	unsigned int i;
+	int ret;
+
+	tdev->reset_wq = alloc_ordered_workqueue("tilecopy-reset-%s", 0,
+						 pci_name(tdev->pdev));
+	if (!tdev->reset_wq)
+		return -ENOMEM;
+	ret = drmm_add_action_or_reset(&tdev->base, tc_reset_wq_destroy,
+				       tdev->reset_wq);
+	if (ret)
+		return ret;
+
+	ret = tc_device_fw_load(tdev);
+	if (ret)
+		return ret;
+	ret = tc_device_hw_reset(tdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "engine does not come out of reset\n");
+	ret = tc_device_fw_boot(tdev);
+	if (ret)
+		return ret;
+
+	for (i = 0; i < tdev->num_queues; i++) {
+		ret = tc_queue_sched_init(&tdev->queues[i]);
+		if (ret) {
+			while (i--)
+				tc_queue_sched_fini(&tdev->queues[i]);
+			return dev_err_probe(dev, ret, "cannot create schedulers\n");
+		}
+	}
+	/* At drm_device release: open files may use them until then. */
+	return drmm_add_action_or_reset(&tdev->base, tc_sched_fini_all, NULL);
+}
+
+static int tc_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct tc_device *tdev;
+	int ret;
+
+	tdev = devm_drm_dev_alloc(&pdev->dev, &tc_drm_driver, struct tc_device,
+				  base);
+	if (IS_ERR(tdev))
+		return PTR_ERR(tdev);
+	tdev->pdev = pdev;
+	tdev->fw_name = tc_fw_name;
+	pci_set_drvdata(pdev, tdev);
+
+	ret = tc_pci_setup(tdev);
+	if (ret)
+		return ret;
+	ret = tc_device_init(tdev);
+	if (ret)
+		return ret;
+	ret = tc_engine_start(tdev);
+	if (ret)
+		goto err_stop;
+	ret = tc_device_irq_init(tdev);
+	if (ret)
+		goto err_stop;
+	tc_device_hw_setup(tdev);
+
+	ret = drm_dev_register(&tdev->base, 0);
+	if (ret) {
+		dev_err_probe(&pdev->dev, ret, "cannot register the DRM device\n");
+		goto err_stop;
+	}
+	tc_debugfs_init(tdev);
+	drm_info(&tdev->base, "engine %u.%u, firmware %u.%u.%u, %u queues, %u KiB tile buffer\n",
+		 tdev->hw_version >> 16, tdev->hw_version & 0xffff,
+		 tdev->fw_version >> 16, (tdev->fw_version >> 8) & 0xff,
+		 tdev->fw_version & 0xff, tdev->num_queues,
+		 tdev->tilebuf_size / 1024);
+	return 0;
+
+err_stop:
+	tc_device_fini(tdev);
+	return ret;
+}
+
+static void tc_remove(struct pci_dev *pdev)
+{
+	struct tc_device *tdev = pci_get_drvdata(pdev);
+
+	drm_dev_unplug(&tdev->base);
+	tc_device_cancel_all(tdev);
+}
+
+static const struct pci_device_id tc_pci_ids[] = {
+	{ PCI_DEVICE(TC_PCI_VENDOR_ID, TC_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, tc_pci_ids);
+
+static struct pci_driver tc_pci_driver = {
+	.name = "tilecopy",
+	.id_table = tc_pci_ids,
+	.probe = tc_probe,
+	.remove = tc_remove,
+	.driver.dev_groups = tc_sysfs_groups,
+};
+module_pci_driver(tc_pci_driver);
+
+MODULE_DESCRIPTION("DRM accel driver of the tilecopy tile-copy engine");
+MODULE_AUTHOR("The tilecopy authors");
+MODULE_LICENSE("GPL");
+MODULE_FIRMWARE(TC_FW_DEFAULT);

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Copyright (c) 2026 The tilecopy authors */
+
+#include <linux/device.h>
+#include <linux/sysfs.h>
+
+#include "tilecopy_device.h"
+
+/*
+ * Counters of the PCI device, in /sys/bus/pci/devices/<bdf>/ (also reached
+ * as /sys/class/accel/accelN/device/). They count since probe; engine
+ * resets do not clear them.
+ */
+
+static struct tc_device *tc_sysfs_tdev(struct device *dev)
+{
+	return dev_get_drvdata(dev);
+}
+
+static ssize_t tc_stat_show(atomic64_t *counter, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(counter));
+}
+
+static ssize_t jobs_done_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.jobs_done, buf);
+}
+static DEVICE_ATTR_RO(jobs_done);
+
+static ssize_t jobs_failed_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.jobs_failed, buf);
+}
+static DEVICE_ATTR_RO(jobs_failed);
+
+static ssize_t bytes_moved_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.bytes_moved, buf);
+}
+static DEVICE_ATTR_RO(bytes_moved);
+
+static ssize_t busy_ns_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.busy_ns, buf);
+}
+static DEVICE_ATTR_RO(busy_ns);
+
+static ssize_t resets_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.resets, buf);
+}
+static DEVICE_ATTR_RO(resets);
+
+static ssize_t fw_version_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct tc_device *tdev = tc_sysfs_tdev(dev);
+	u32 v = tdev->fw_version;
+
+	return sysfs_emit(buf, "%u.%u.%u\n", v >> 16, (v >> 8) & 0xff, v & 0xff);
+}
+static DEVICE_ATTR_RO(fw_version);
+
+static ssize_t fw_name_show(struct device *dev,
+			    struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", tc_sysfs_tdev(dev)->fw_name);
+}
+static DEVICE_ATTR_RO(fw_name);
+
+static struct attribute *tc_sysfs_attrs[] = {
+	&dev_attr_jobs_done.attr,
+	&dev_attr_jobs_failed.attr,
+	&dev_attr_bytes_moved.attr,
+	&dev_attr_busy_ns.attr,
+	&dev_attr_resets.attr,
+	&dev_attr_fw_version.attr,
+	&dev_attr_fw_name.attr,
+	NULL
+};
+
+static const struct attribute_group tc_sysfs_group = {
+	.name = "tilecopy",
+	.attrs = tc_sysfs_attrs,
+};
+
+const struct attribute_group *tc_sysfs_groups[] = {
+	&tc_sysfs_group,
+	NULL
+};
