@@ -15,7 +15,9 @@
 # COMMAND runs inside the guest, chrooted into the host's / (shared read-only
 # through 9p, so host binaries and the build tree are at the same paths), with
 # cwd = the project root, HOME=/tmp (a guest tmpfs) and TC_GUEST_RESULTS=
-# /tmp/results (a writable share whose files survive the run). Its output is
+# /tmp/results (a writable share whose files survive the run). It also gets
+# TC_MODULE, TC_MODULE_ARGS, TC_FW_DIR, TC_DEVICE_PROPS, TC_EXPECT_DEVICES
+# and, when set on the host, TC_REQUIRE_DEVICE, CK_RUN_CASE, CK_VERBOSITY. Its output is
 # printed. Exit status: COMMAND's; 1 if dmesg has a WARNING, BUG, oops,
 # KASAN or UBSAN line (printed) although COMMAND passed; 125 when the guest
 # could not run it (boot failure, timeout: the console log is printed).
@@ -111,6 +113,10 @@ chmod 0777 "$res"
 	echo "export HOME=/tmp TC_GUEST_RESULTS=/tmp/results TC_IN_GUEST=1"
 	echo "export TC_MODULE=$(printf %q "$module") TC_FW_DIR=$(printf %q "$fwdir")"
 	echo "export TC_MODULE_ARGS=$(printf %q "$module_args")"
+	echo "export TC_DEVICE_PROPS=$(printf %q "$props") TC_EXPECT_DEVICES=$devices"
+	[ -n "${TC_REQUIRE_DEVICE:-}" ] && echo "export TC_REQUIRE_DEVICE=$(printf %q "$TC_REQUIRE_DEVICE")"
+	[ -n "${CK_RUN_CASE:-}" ] && echo "export CK_RUN_CASE=$(printf %q "$CK_RUN_CASE")"
+	[ -n "${CK_VERBOSITY:-}" ] && echo "export CK_VERBOSITY=$(printf %q "$CK_VERBOSITY")"
 	printf 'exec'
 	printf ' %q' "$@"
 	echo

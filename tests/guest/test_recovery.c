@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_recovery - faulting, hanging and reset jobs, with the engine's fault
+ * injection properties (docs/hardware.md):
+ *
+ *   dma-error-on-job=N  the N-th job the engine starts fails with a DMA
+ *                       error in the middle of descriptor desc_count / 2
+ *   hang-on-job=N       the N-th job never completes: the driver's job
+ *                       timeout resets the engine and fails only that job
+ *   delay-ns-per-kb=D   jobs are slow, so a forced reset (debugfs "reset")
+ *                       finds them in flight
+ *
+ * Which tests run depends on $TC_DEVICE_PROPS (exported by run-guest.sh);
+ * the engine counts jobs from its creation, so each property gets a freshly
+ * booted guest and this program must be the first to submit jobs in it.
+ * Exits 77 when no property applies.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "tc_guest.h"
+
+/* sysfs counter of the device behind @fd's node (the PCI device). */
+static long long tc_sysfs_stat(int n, const char *name)
+{
+	char node[64], path[256], buf[64] = "";
+	const char *dev = tc_find_device(n, node, sizeof(node));
+	FILE *f;
+
+	ck_assert(dev);
+	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/%s",
+		 dev + strlen("/dev/accel/"), name);
+	f = fopen(path, "r");
+	ck_assert_msg(f, "no %s", path);
+	ck_assert(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	return strtoll(buf, NULL, 0);
+}
+
+static void debugfs_path(int n, const char *file, char *out, size_t len)
+{
+	char node[64];
+	const char *dev = tc_find_device(n, node, sizeof(node));
+
+	ck_assert(dev);
+	/* accel devices keep their debugfs files in accel/<minor>/ */
+	snprintf(out, len, "/sys/kernel/debug/accel/%s/%s",
+		 dev + strlen("/dev/accel/accel"), file);
+}
+
+/* A single one-descriptor job that must succeed. */
+static void good_job(int fd, uint32_t queue)
+{
+	struct tc_bo bo;
+	struct drm_tilecopy_desc d;
+	uint64_t job;
+
+	tc_bo_new(fd, 4096, 0, &bo);
+	tc_desc_write64(&d, bo.va + 8, 0x1234567890abcdefull);
+	tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, queue, &job));
+	ck_assert_uint_eq(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_OK);
+	ck_assert_uint_eq(((uint64_t *)bo.map)[1], 0x1234567890abcdefull);
+	tc_bo_free(fd, &bo);
+}
+
+START_TEST(test_dma_error)
+{
+	long n = tc_device_prop("dma-error-on-job");
+	int fd = tc_open();
+	long long failed0 = tc_sysfs_stat(0, "jobs_failed");
+	struct tc_bo src, dst;
+	struct drm_tilecopy_desc d[5];
+	struct drm_tilecopy_wait w;
+	uint32_t bos[2];
+	uint64_t job;
+	const uint32_t chunk = 16384;
+
+	for (long i = 1; i < n; i++)
+		good_job(fd, 0);
+	/* job n: five 16 KiB copies; the engine fails in the middle of #2 */
+	tc_bo_new(fd, 5 * chunk, 0, &src);
+	tc_bo_new(fd, 5 * chunk, 0, &dst);
+	tc_pattern(src.map, 5 * chunk, 5);
+	memset(dst.map, 0x77, 5 * chunk);
+	for (int i = 0; i < 5; i++)
+		tc_desc_memcpy(&d[i], dst.va + i * chunk, src.va + i * chunk, chunk);
+	bos[0] = src.handle;
+	bos[1] = dst.handle;
+	tc_assert_ok(tc_submit(fd, d, 5, bos, 2, 0, &job));
+	tc_assert_ok(tc_wait(fd, job, 30ll * 1000000000, &w));
+	ck_assert_uint_eq(w.status, DRM_TILECOPY_STATUS_DMA_ERROR);
+	ck_assert_uint_eq(w.err_desc, 2);
+	ck_assert_msg(w.err_addr >= dst.va + 2 * chunk && w.err_addr < dst.va + 3 * chunk,
+		      "err_addr 0x%llx outside descriptor 2's destination",
+		      (unsigned long long)w.err_addr);
+	/* descriptors before the failing one ran, the ones after did not */
+	ck_assert_mem_eq(dst.map, src.map, 2 * chunk);
+	for (uint32_t i = 3 * chunk; i < 5 * chunk; i++)
+		ck_assert_uint_eq(((uint8_t *)dst.map)[i], 0x77);
+	ck_assert_int_eq(tc_sysfs_stat(0, "jobs_failed"), failed0 + 1);
+	/* the engine recovered: the next jobs run, on every queue */
+	for (uint32_t q = 0; q < tc_get_param(fd, DRM_TILECOPY_PARAM_NUM_QUEUES); q++)
+		good_job(fd, q);
+	tc_bo_free(fd, &src);
+	tc_bo_free(fd, &dst);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_hang_timeout)
+{
+	long n = tc_device_prop("hang-on-job");
+	int fd = tc_open();
+	uint32_t nq = tc_get_param(fd, DRM_TILECOPY_PARAM_NUM_QUEUES);
+	long long resets0 = tc_sysfs_stat(0, "resets");
+	struct tc_bo bo;
+	struct drm_tilecopy_desc d[3];
+	uint64_t hung, behind, other;
+	struct drm_tilecopy_wait w;
+	int64_t t0;
+
+	ck_assert_uint_ge(nq, 2);
+	for (long i = 1; i < n; i++)
+		good_job(fd, 0);
+	tc_bo_new(fd, 4096, 0, &bo);
+	tc_desc_write64(&d[0], bo.va, 0xdead);
+	tc_desc_write64(&d[1], bo.va + 8, 0xbe41d);
+	tc_desc_write64(&d[2], bo.va + 16, 0x07e4);
+	t0 = tc_now_ns();
+	tc_assert_ok(tc_submit(fd, &d[0], 1, &bo.handle, 1, 0, &hung));
+	usleep(300 * 1000);	/* let the engine start it: it is job n */
+	tc_assert_ok(tc_submit(fd, &d[1], 1, &bo.handle, 1, 0, &behind));
+	tc_assert_ok(tc_submit(fd, &d[2], 1, &bo.handle, 1, 1, &other));
+
+	/* still pending well before the timeout */
+	tc_assert_err(tc_wait(fd, hung, 100000000, &w), ETIMEDOUT);
+	ck_assert_uint_eq(w.status, DRM_TILECOPY_STATUS_PENDING);
+
+	tc_assert_ok(tc_wait(fd, hung, 60ll * 1000000000, &w));
+	ck_assert_uint_eq(w.status, DRM_TILECOPY_STATUS_TIMEOUT);
+	ck_assert_int_ge(tc_now_ns() - t0, 1000000000);	/* job_timeout_ms, not at once */
+	/* only the guilty job fails; the one queued behind it and the one on
+	 * another queue complete normally */
+	ck_assert_uint_eq(tc_wait_status(fd, behind), DRM_TILECOPY_STATUS_OK);
+	ck_assert_uint_eq(tc_wait_status(fd, other), DRM_TILECOPY_STATUS_OK);
+	ck_assert_uint_eq(((uint64_t *)bo.map)[0], 0);	/* the hung job wrote nothing */
+	ck_assert_uint_eq(((uint64_t *)bo.map)[1], 0xbe41d);
+	ck_assert_uint_eq(((uint64_t *)bo.map)[2], 0x07e4);
+	ck_assert_int_ge(tc_sysfs_stat(0, "resets"), resets0 + 1);
+	/* firmware booted again after the reset: jobs run on every queue */
+	ck_assert_uint_eq(tc_get_param(fd, DRM_TILECOPY_PARAM_FW_VERSION), 0x010000);
+	for (uint32_t q = 0; q < nq; q++)
+		good_job(fd, q);
+	tc_bo_free(fd, &bo);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_forced_reset_in_flight)
+{
+	int fd = tc_open();
+	uint32_t nq = tc_get_param(fd, DRM_TILECOPY_PARAM_NUM_QUEUES);
+	long long resets0 = tc_sysfs_stat(0, "resets");
+	enum { NJOBS = 8 };
+	const uint64_t size = 2 << 20;
+	struct tc_bo src, dst[NJOBS];
+	uint64_t job[NJOBS];
+	char path[256], buf[4096];
+	int dfd;
+	ssize_t r;
+
+	tc_bo_new(fd, size, DRM_TILECOPY_BO_READ_ONLY, &src);
+	tc_pattern(src.map, size, 11);
+	for (int i = 0; i < NJOBS; i++) {
+		struct drm_tilecopy_desc d;
+		uint32_t bos[2];
+
+		tc_bo_new(fd, size, 0, &dst[i]);
+		bos[0] = src.handle;
+		bos[1] = dst[i].handle;
+		tc_desc_memcpy(&d, dst[i].va, src.va, size);
+		tc_assert_ok(tc_submit(fd, &d, 1, bos, 2, i % nq, &job[i]));
+	}
+	/* jobs are on the engine now: the debugfs job list shows them */
+	debugfs_path(0, "jobs", path, sizeof(path));
+	dfd = open(path, O_RDONLY);
+	ck_assert_msg(dfd >= 0, "open %s: %s", path, strerror(errno));
+	r = read(dfd, buf, sizeof(buf) - 1);
+	close(dfd);
+	ck_assert_int_gt(r, 0);
+	buf[r] = 0;
+	ck_assert_msg(strstr(buf, "queue 0 seqno"), "no job in flight in %s:\n%s", path, buf);
+
+	debugfs_path(0, "reset", path, sizeof(path));
+	dfd = open(path, O_WRONLY);
+	ck_assert_msg(dfd >= 0, "open %s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(dfd, "1\n", 2), 2);
+	close(dfd);
+
+	/* nobody is guilty in a forced reset: every job completes, correctly */
+	for (int i = 0; i < NJOBS; i++) {
+		ck_assert_uint_eq(tc_wait_status(fd, job[i]), DRM_TILECOPY_STATUS_OK);
+		ck_assert_mem_eq(dst[i].map, src.map, size);
+		tc_bo_free(fd, &dst[i]);
+	}
+	ck_assert_int_eq(tc_sysfs_stat(0, "resets"), resets0 + 1);
+	/* the registers file reads after the reset */
+	debugfs_path(0, "regs", path, sizeof(path));
+	dfd = open(path, O_RDONLY);
+	ck_assert_int_ge(dfd, 0);
+	ck_assert_int_gt(read(dfd, buf, sizeof(buf)), 0);
+	close(dfd);
+	good_job(fd, 0);
+	tc_bo_free(fd, &src);
+	close(fd);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("recovery");
+	TCase *tc = tcase_create("recovery");
+	int n = 0;
+
+	tc_require_device("test_recovery");
+	if (tc_device_prop("dma-error-on-job")) {
+		tcase_add_test(tc, test_dma_error);
+		n++;
+	}
+	if (tc_device_prop("hang-on-job")) {
+		tcase_add_test(tc, test_hang_timeout);
+		n++;
+	}
+	if (tc_device_prop("delay-ns-per-kb") >= 10000 && n == 0) {
+		tcase_add_test(tc, test_forced_reset_in_flight);
+		n++;
+	}
+	if (!n) {
+		fprintf(stderr, "test_recovery: SKIP: TC_DEVICE_PROPS ('%s') has no dma-error-on-job, hang-on-job or delay-ns-per-kb >= 10000\n",
+			getenv("TC_DEVICE_PROPS") ? getenv("TC_DEVICE_PROPS") : "");
+		return 77;
+	}
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return tc_run_suite(s);
+}

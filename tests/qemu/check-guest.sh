@@ -1,0 +1,52 @@
+#!/bin/bash
+# make check-guest: the driver in booted guests. Each line below is one
+# guest boot (fresh engines: the fault-injection properties count jobs from
+# the device's creation). Runs them all and fails if any failed, so one
+# report names every broken part.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$here/../.." && pwd)
+cd "$TOP"
+BUILD=${BUILD:-$TOP/build}
+export TC_REQUIRE_DEVICE=1
+T=$BUILD/tests/guest
+run=(bash tests/qemu/run-guest.sh)
+failed=()
+
+step() {
+	local name=$1
+	shift
+	echo "--- check-guest: $name"
+	local t0=$SECONDS
+	if "$@"; then
+		echo "--- check-guest: $name: ok ($((SECONDS - t0)) s)"
+	else
+		echo "--- check-guest: $name: FAILED ($((SECONDS - t0)) s)"
+		failed+=("$name")
+	fi
+}
+
+# every ioctl, real jobs, waits (slow engine: delay-ns-per-kb), syncobjs,
+# several processes, two engines; then a forced reset with jobs in flight
+step "ioctl + jobs (2 engines)" "${run[@]}" --devices 2 --device-props delay-ns-per-kb=50000 \
+	--timeout 900 -- bash -c "$T/test_ioctl && $T/test_recovery"
+# a DMA error in the middle of a job: status, err_desc, err_addr, recovery
+step "dma error" "${run[@]}" --device-props dma-error-on-job=3 --timeout 300 -- "$T/test_recovery"
+# a hung job: job timeout, engine reset, only the guilty job fails
+step "hang + timeout reset" "${run[@]}" --device-props hang-on-job=2 --timeout 300 -- "$T/test_recovery"
+# unload and reload with two engines
+step "unload/reload" "${run[@]}" --devices 2 --no-module --timeout 600 -- tests/guest/reload.sh "$BUILD"
+# every broken firmware image, then the good one, in one boot
+step "firmware failures" "${run[@]}" --no-module --timeout 900 -- tests/guest/fw-failures.sh "$BUILD"
+# the harness path: a broken image through --module-args at boot
+step "firmware at boot" "${run[@]}" --module-args firmware=tilecopy/test/bad_magic.bin --timeout 300 -- \
+	bash -c 'n=$(ls /dev/accel 2>/dev/null | wc -l); [ "$n" = 0 ] || { echo "device probed with bad_magic.bin"; exit 1; }
+		dmesg | grep -E "firmware tilecopy/test/bad_magic.bin: bad magic" || { echo "no bad-magic line"; exit 1; }
+		rmmod tilecopy && insmod "$TC_MODULE" && sleep 1 && ls /dev/accel/accel0 && CK_RUN_CASE=param '"$T"'/test_ioctl'
+
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "check-guest: FAILED: ${failed[*]}"
+	exit 1
+fi
+echo "check-guest: all guest runs passed"

@@ -1,0 +1,33 @@
+# The driver in a booted guest: tests/qemu/ (harness) and tests/guest/
+# (in-guest Check tests and scripts).
+#
+#   make guest-tests   build the in-guest test binaries
+#   make check-guest   boot the guest several times (tests/qemu/check-guest.sh)
+#   make guest-shell-test CMD="..."  run one command in a guest (debugging)
+#
+# Needs qemu-build (qemu/qemu.mk), module (driver/driver.mk) and the
+# firmware images (firmware/firmware.mk).
+
+GUEST_TEST_SRCS := $(wildcard tests/guest/test_*.c)
+GUEST_TEST_BINS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,$(GUEST_TEST_SRCS))
+GUEST_CFLAGS    := $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE -I$(TOP)/tests/guest \
+		   $(shell pkg-config --cflags check libdrm 2>/dev/null)
+GUEST_LIBS      := $(shell pkg-config --libs check libdrm 2>/dev/null)
+
+$(BUILD)/tests/guest/%: tests/guest/%.c tests/guest/tc_guest.c tests/guest/tc_guest.h \
+		include/uapi/drm/tilecopy_accel.h include/hw/tilecopy_hw.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(GUEST_CFLAGS) -o $@ $< tests/guest/tc_guest.c $(GUEST_LIBS)
+
+.PHONY: guest-tests check-guest guest-shell-test
+guest-tests: $(GUEST_TEST_BINS)
+
+ALL_TARGETS += $(GUEST_TEST_BINS)
+
+check-guest: qemu-build module firmware guest-tests
+	QEMU_SYSTEM=$(abspath $(QEMU_SYSTEM)) BUILD=$(abspath $(BUILD)) \
+		timeout 1800 bash tests/qemu/check-guest.sh
+
+guest-shell-test: qemu-build module firmware guest-tests
+	QEMU_SYSTEM=$(abspath $(QEMU_SYSTEM)) BUILD=$(abspath $(BUILD)) \
+		bash tests/qemu/run-guest.sh --timeout 300 -- bash -c '$(CMD)'
