@@ -13,9 +13,12 @@ CPU_SRCS :=
 include libuser/cpu/cpu.mk
 
 LIB_SRCS := $(wildcard libuser/*.c) $(CPU_SRCS)
+# The device backend (libdrm, libudev); a CPU-only cross build leaves it out.
+LIB_DEVICE_SRCS := libuser/device.c libuser/device_bo.c libuser/device_job.c \
+		   libuser/convert.c
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -DTILECOPY_BUILDING
-LIB_LDLIBS := -lm -lpthread
+LIB_LDLIBS := -lm -lpthread $(shell pkg-config --libs libdrm libudev 2>/dev/null || echo -ldrm -ludev)
 
 $(BUILD)/obj/libuser/%.o: libuser/%.c
 	@mkdir -p $(dir $@)

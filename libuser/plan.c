@@ -572,10 +572,12 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
 	st = tc_plan_sizes(p, src, dst);
 	if (st)
 		goto err_free;
-	if (!tc_layout_is_compact(&dst->layout))
+	if (!tc_layout_is_compact(&dst->layout)) {
+		p->ordered = 1;
 		st = tc_plan_fill_all(p, tilecopy_layout_cosize(&dst->layout));
-	else
+	} else {
 		st = tc_plan_pad_fills(p, dst);
+	}
 	if (st)
 		goto err_free;
 	st = tc_plan_copies(p, src, dst);

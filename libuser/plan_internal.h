@@ -12,6 +12,7 @@ struct tilecopy_plan {
 	size_t n, cap;
 	size_t esize;
 	uint64_t src_bytes, dst_bytes, moved_bytes;
+	int ordered;	/* descriptors must run in order (whole-buffer fill first) */
 };
 
 #endif /* TILECOPY_PLAN_INTERNAL_H */

@@ -30,5 +30,6 @@ int cmd_layout(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 #endif

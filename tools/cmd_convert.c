@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "tilecopy/device.h"
 
 struct in_map {
 	void *p;
@@ -102,19 +103,26 @@ err_unlink:
 	return -1;
 }
 
-/* --device cpu|auto|PATH; the engine path comes with the device backend. */
-static int pick_device(const char *dev)
+/*
+ * --device cpu|auto|PATH (default $TILECOPY_DEVICE, else cpu). auto uses the
+ * first engine and falls back to the CPU when there is none; an explicit
+ * path or index must work.
+ */
+static int pick_device(const char *spec, tilecopy_device_t **dev)
 {
-	const char *env = getenv("TILECOPY_DEVICE");
+	tilecopy_status_t st;
 
-	if (!dev)
-		dev = env ? env : "cpu";
-	if (!strcmp(dev, "cpu") || !strcmp(dev, "auto"))
+	*dev = NULL;
+	if (!spec)
+		spec = getenv("TILECOPY_DEVICE");
+	if (!spec || !strcmp(spec, "cpu"))
 		return 0;
-	fprintf(stderr,
-		"tilecopy: --device: '%s': this build has no device backend yet; use cpu or auto\n",
-		dev);
-	return -1;
+	st = tilecopy_device_open(dev, spec);
+	if (st == TILECOPY_ERR_NO_DEVICE && !strcmp(spec, "auto"))
+		return 0;
+	if (st)
+		return cli_error("--device", st), -1;
+	return 0;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -123,6 +131,7 @@ int cmd_convert(int argc, char **argv)
 	tilecopy_tensor_t src, dst;
 	tilecopy_plan_t *plan = NULL;
 	struct in_map in = { 0 };
+	tilecopy_device_t *dev = NULL;
 	tilecopy_status_t st;
 	void *out = NULL;
 	int ret = 1;
@@ -134,8 +143,6 @@ int cmd_convert(int argc, char **argv)
 			"usage: tilecopy convert --shape S --dtype T --from FMT --to FMT [--device cpu|auto|PATH] [--cpu NAME] IN OUT\n");
 		return 2;
 	}
-	if (pick_device(o.device))
-		return 1;
 	if (cli_tensor(&o, o.from, o.from_block ? o.from_block : o.block, &src) ||
 	    cli_tensor(&o, o.to, o.to_block ? o.to_block : o.block, &dst))
 		return 1;
@@ -144,14 +151,20 @@ int cmd_convert(int argc, char **argv)
 		return cli_error("plan", st);
 	if (map_input(o.args[0], tilecopy_plan_src_bytes(plan), &in))
 		goto err_plan;
+	if (pick_device(o.device, &dev))
+		goto err_unmap;
 	out = calloc(1, tilecopy_plan_dst_bytes(plan) ? tilecopy_plan_dst_bytes(plan) : 1);
 	if (!out) {
 		fprintf(stderr, "tilecopy: OUT: cannot allocate %" PRIu64 " bytes\n",
 			tilecopy_plan_dst_bytes(plan));
 		goto err_unmap;
 	}
-	st = tilecopy_plan_execute_cpu(plan, in.p, in.size, out,
-				       tilecopy_plan_dst_bytes(plan), o.cpu);
+	if (dev)
+		st = tilecopy_convert(dev, plan, in.p, in.size, out,
+				      tilecopy_plan_dst_bytes(plan), NULL);
+	else
+		st = tilecopy_plan_execute_cpu(plan, in.p, in.size, out,
+					       tilecopy_plan_dst_bytes(plan), o.cpu);
 	if (st) {
 		cli_error("convert", st);
 		goto err_free;
@@ -162,6 +175,7 @@ int cmd_convert(int argc, char **argv)
 err_free:
 	free(out);
 err_unmap:
+	tilecopy_device_close(dev);
 	if (in.p && in.size)
 		munmap(in.p, in.size);
 err_plan:

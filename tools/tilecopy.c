@@ -15,6 +15,7 @@ static void usage(FILE *f)
 		"  layout FORMAT --shape S [--dtype T] [--block B]   layout in CuTe notation, offsets, size\n"
 		"  plan --shape S --dtype T --from FMT --to FMT      the engine descriptors of a conversion\n"
 		"  convert --shape S --dtype T --from FMT --to FMT [--device cpu|auto|PATH] [--cpu NAME] IN OUT\n"
+		"  info                                              engines found, or that the CPU path is used\n"
 		"  bench [--json] [--reps N] [--threads N] [--case NAME]   CPU path vs memcpy and oneDNN\n"
 		"formats: NCHW NHWC CHWN HWCN ... NCDHW NDHWC, NCHW4..64 / nChw8c nChw16c, NC1HWC0, CHWN4,\n"
 		"         RowMajor (ND) ColumnMajor zN zZ nZ nN, strided:s0,s1,..., CuTe \"(..):(..)\"\n"
@@ -31,6 +32,7 @@ int main(int argc, char **argv)
 		{ "plan", cmd_plan },
 		{ "convert", cmd_convert },
 		{ "bench", cmd_bench },
+		{ "info", cmd_info },
 	};
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {

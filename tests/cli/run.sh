@@ -97,5 +97,21 @@ for cpu in scalar sse2 avx2 avx512; do
 	fi
 done
 
+# info: without an engine it says so and names the CPU path
+if ! ls /dev/accel/accel* >/dev/null 2>&1; then
+	out=$($T info); rc=$?
+	expect info/no-device/exit 0 $rc
+	case "$out" in *"no tilecopy engine found"*"CPU path"*) ok info/no-device/message ;;
+		*) bad info/no-device/message "$out" ;; esac
+	# auto falls back to the CPU; an explicit missing path is an error
+	$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC --device auto "$tmp/in2" "$tmp/o4"
+	cmp -s "$tmp/o2" "$tmp/o4" && ok convert/device-auto-fallback || bad convert/device-auto-fallback
+	$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC --device /dev/accel/accel9 \
+		"$tmp/in2" "$tmp/o5" 2>"$tmp/err"
+	expect convert/device-missing/exit 1 $?
+	grep -q "accel9 does not exist" "$tmp/err" && ok convert/device-missing/message ||
+		bad convert/device-missing/message "$(cat "$tmp/err")"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

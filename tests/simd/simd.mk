@@ -27,7 +27,7 @@ NEON_DIR    := $(BUILD)/neon
 NEON_TEST   := $(NEON_DIR)/test_simd
 # The library as built for aarch64: the host's sources minus x86 kernels.
 NEON_SRCS   := $(filter-out libuser/cpu/exec_sse2.c libuser/cpu/exec_avx2.c \
-		libuser/cpu/exec_avx512.c libuser/cpu/exec_neon.c,$(LIB_SRCS)) \
+		libuser/cpu/exec_avx512.c libuser/cpu/exec_neon.c $(LIB_DEVICE_SRCS),$(LIB_SRCS)) \
 		libuser/cpu/exec_neon.c
 NEON_CPPFLAGS := -I$(TOP)/include -I$(TOP)/include/uapi/drm -I$(TOP)/libuser \
 		 -I$(NEON_DIR)/include -I/usr/include/libdrm

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * device.h - libtilecopy's device backend: the tile-copy engine through the
+ * tilecopy DRM accel driver.
+ *
+ *   tilecopy_device_open(&dev, "auto")      find and open an engine
+ *   tilecopy_bo_create(&bo, dev, bytes, 0)   device-visible memory
+ *   tilecopy_job_submit(&job, dev, plan, &src, &dst, 0)   asynchronous
+ *   tilecopy_job_wait(job, timeout_ns)       status of the job
+ *
+ * or, for plain user memory, tilecopy_convert() which stages through buffer
+ * objects and falls back to the CPU path when there is no device.
+ *
+ * Devices are found with libudev (accel devices bound to the "tilecopy"
+ * driver), never by a fixed path. Every call returns a tilecopy_status_t;
+ * tilecopy_last_error() says which device, which field, and why.
+ */
+#ifndef TILECOPY_DEVICE_H
+#define TILECOPY_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tilecopy/tilecopy.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+typedef struct tilecopy_device tilecopy_device_t;
+typedef struct tilecopy_bo tilecopy_bo_t;
+typedef struct tilecopy_job tilecopy_job_t;
+
+/** struct tilecopy_device_info - what a device is and can do. */
+struct tilecopy_device_info {
+	char path[64];		/* /dev/accel/accelN */
+	char pci_slot[32];	/* 0000:00:04.0 */
+	uint32_t abi_version;	/* DRM_TILECOPY_ABI_VERSION of the driver */
+	uint32_t hw_version;
+	uint32_t fw_version;	/* major << 16 | minor << 8 | patch */
+	uint32_t num_queues;
+	uint32_t max_dims;
+	uint32_t max_descs;	/* per job */
+	uint32_t max_bos;	/* per job */
+	uint32_t tilebuf_size;
+	uint64_t va_start, va_size;
+};
+
+/**
+ * tilecopy_device_count - number of tilecopy engines on this machine
+ * (0 with TILECOPY_SUCCESS when there are none).
+ */
+TILECOPY_API tilecopy_status_t tilecopy_device_count(int *count);
+
+/** tilecopy_device_info_get - describe device @index (0-based). */
+TILECOPY_API tilecopy_status_t tilecopy_device_info_get(int index,
+							struct tilecopy_device_info *info);
+
+/**
+ * tilecopy_device_open - open a device.
+ * @spec: "auto" (the first device), a decimal index ("1"), or a path
+ *	("/dev/accel/accel0"). NULL means $TILECOPY_DEVICE, else "auto".
+ * Returns TILECOPY_ERR_NO_DEVICE when none exists or the spec names none,
+ * TILECOPY_ERR_DEVICE when it exists but cannot be used (permissions: see
+ * the udev rule driver/99-tilecopy.rules; another driver; old ABI).
+ */
+TILECOPY_API tilecopy_status_t tilecopy_device_open(tilecopy_device_t **dev,
+						    const char *spec);
+TILECOPY_API void tilecopy_device_close(tilecopy_device_t *dev);
+TILECOPY_API tilecopy_status_t tilecopy_device_query(const tilecopy_device_t *dev,
+						     struct tilecopy_device_info *info);
+
+/* ---- buffer objects ------------------------------------------------------ */
+
+/** TILECOPY_BO_READ_ONLY - the engine may only read the buffer. */
+#define TILECOPY_BO_READ_ONLY	(1u << 0)
+
+TILECOPY_API tilecopy_status_t tilecopy_bo_create(tilecopy_bo_t **bo,
+						  tilecopy_device_t *dev,
+						  size_t size, uint32_t flags);
+/** tilecopy_bo_map - CPU address of the BO (mapped once, kept). */
+TILECOPY_API tilecopy_status_t tilecopy_bo_map(tilecopy_bo_t *bo, void **ptr);
+TILECOPY_API size_t tilecopy_bo_size(const tilecopy_bo_t *bo);
+/** tilecopy_bo_va - device virtual address of the BO's first byte. */
+TILECOPY_API uint64_t tilecopy_bo_va(const tilecopy_bo_t *bo);
+TILECOPY_API void tilecopy_bo_free(tilecopy_bo_t *bo);
+/** tilecopy_bo_export - a dma-buf fd for the BO (caller closes it). */
+TILECOPY_API tilecopy_status_t tilecopy_bo_export(tilecopy_bo_t *bo, int *fd);
+/** tilecopy_bo_import - a BO of @dev for a dma-buf fd (fd stays the caller's). */
+TILECOPY_API tilecopy_status_t tilecopy_bo_import(tilecopy_bo_t **bo,
+						  tilecopy_device_t *dev, int fd);
+
+/* ---- jobs ------------------------------------------------------------------ */
+
+/** struct tilecopy_buffer_ref - a tensor's place: BO + byte offset. */
+struct tilecopy_buffer_ref {
+	tilecopy_bo_t *bo;
+	uint64_t offset;
+};
+
+/** TILECOPY_SUBMIT_ONE_QUEUE - do not split the job across queues. */
+#define TILECOPY_SUBMIT_ONE_QUEUE	(1u << 0)
+
+/**
+ * tilecopy_job_submit - run @plan on the engine, asynchronously.
+ * The source is read at src->bo + src->offset, the destination written at
+ * dst->bo + dst->offset; both must hold the plan's bytes. Large plans are
+ * split into several hardware jobs, across queues unless @flags has
+ * TILECOPY_SUBMIT_ONE_QUEUE (or the plan's order matters).
+ */
+TILECOPY_API tilecopy_status_t tilecopy_job_submit(tilecopy_job_t **job,
+						   tilecopy_device_t *dev,
+						   const tilecopy_plan_t *plan,
+						   const struct tilecopy_buffer_ref *src,
+						   const struct tilecopy_buffer_ref *dst,
+						   uint32_t flags);
+/**
+ * tilecopy_job_wait - wait up to @timeout_ns (relative; < 0 forever).
+ * TILECOPY_ERR_TIMEOUT if it has not finished (the job goes on; wait again),
+ * TILECOPY_ERR_FAULT if the engine failed it: the message names the
+ * descriptor index within the plan, the address and the engine's status.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_job_wait(tilecopy_job_t *job,
+						 int64_t timeout_ns);
+/** tilecopy_job_syncobj - DRM syncobj signalled when the last part is done. */
+TILECOPY_API uint32_t tilecopy_job_syncobj(const tilecopy_job_t *job);
+/** tilecopy_job_destroy - free the job (waits for it first if it runs). */
+TILECOPY_API void tilecopy_job_destroy(tilecopy_job_t *job);
+
+/* ---- convenience ------------------------------------------------------------ */
+
+/**
+ * tilecopy_convert - run @plan on plain user memory, synchronously.
+ * @dev: a device, or NULL for the CPU path. Data is staged through BOs.
+ * Plans that move fewer than tilecopy_device_threshold() bytes run on the
+ * CPU even when @dev is given (the engine's fixed cost dominates them).
+ * @used_device: optional, set to 1 when the engine ran the plan.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_convert(tilecopy_device_t *dev,
+						const tilecopy_plan_t *plan,
+						const void *src, size_t src_size,
+						void *dst, size_t dst_size,
+						int *used_device);
+
+/** tilecopy_device_threshold - bytes moved below which the CPU is used
+ * ($TILECOPY_DEVICE_THRESHOLD overrides; 0 = always the device). */
+TILECOPY_API uint64_t tilecopy_device_threshold(void);
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* TILECOPY_DEVICE_H */

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* device_internal.h - the device backend's objects (device*.c, convert.c). */
+#ifndef TILECOPY_DEVICE_INTERNAL_H
+#define TILECOPY_DEVICE_INTERNAL_H
+
+#include "tilecopy/device.h"
+#include "tilecopy_accel.h"
+
+struct tilecopy_device {
+	int fd;
+	struct tilecopy_device_info info;
+	unsigned int next_queue;	/* round robin for single-queue jobs */
+};
+
+struct tilecopy_bo {
+	tilecopy_device_t *dev;
+	uint32_t handle;
+	uint64_t size, va, mmap_offset;
+	void *map;
+};
+
+/* One hardware job: a slice of the plan on one queue. */
+struct tc_job_part {
+	uint64_t id;
+	uint32_t queue;
+	uint32_t ndescs;
+	uint32_t *plan_index;	/* plan descriptor of each job descriptor */
+	int done;
+};
+
+struct tilecopy_job {
+	tilecopy_device_t *dev;
+	uint32_t syncobj;
+	int nparts;
+	struct tc_job_part part[];
+};
+
+/* tc_drm_ioctl - drmIoctl with the errno kept for the message. */
+int tc_drm_ioctl(int fd, unsigned long req, void *arg);
+
+#endif
