@@ -43,13 +43,19 @@ static long long tc_sysfs_stat(int n, const char *name)
 
 static void debugfs_path(int n, const char *file, char *out, size_t len)
 {
-	char node[64];
+	char node[64], link[512], target[512];
 	const char *dev = tc_find_device(n, node, sizeof(node));
+	const char *pci;
+	ssize_t r;
 
 	ck_assert(dev);
-	/* accel devices keep their debugfs files in accel/<minor>/ */
-	snprintf(out, len, "/sys/kernel/debug/accel/%s/%s",
-		 dev + strlen("/dev/accel/accel"), file);
+	/* accel devices keep their debugfs files in accel/<parent device name>/ */
+	snprintf(link, sizeof(link), "/sys/class/accel/%s/device", dev + strlen("/dev/accel/"));
+	r = readlink(link, target, sizeof(target) - 1);
+	ck_assert_msg(r > 0, "readlink %s: %s", link, strerror(errno));
+	target[r] = 0;
+	pci = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	snprintf(out, len, "/sys/kernel/debug/accel/%s/%s", pci, file);
 }
 
 /* A single one-descriptor job that must succeed. */
@@ -169,7 +175,7 @@ START_TEST(test_forced_reset_in_flight)
 	const uint64_t size = 2 << 20;
 	struct tc_bo src, dst[NJOBS];
 	uint64_t job[NJOBS];
-	char path[256], buf[4096];
+	char path[1024], buf[4096];
 	int dfd;
 	ssize_t r;
 
