@@ -18,26 +18,39 @@
 #define ST1(p, v)	_mm_storeu_si128((__m128i *)(p), (v))
 #define LD(p)		_mm256_loadu_si256((const __m256i *)(p))
 #define ST(p, v)	_mm256_storeu_si256((__m256i *)(p), (v))
+#define NT1(p, v)	_mm_stream_si128((__m128i *)(p), (v))
+#define NT2(p, v)	_mm256_stream_si256((__m256i *)(p), (v))
+#define LDV1(p)		LD1((p), 0)
 #define LD2(p, step)							\
 	_mm256_inserti128_si256(_mm256_castsi128_si256(LD1((p), 0)),	\
 				LD1((p) + (step), 0), 1)
 
 TC_DEFINE_TILE(avx2_tile1_l2, __m256i, 16, LD2, ST, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
+TC_DEFINE_TILE(avx2_tile1_l2_nt, __m256i, 16, LD2, NT2, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
 TC_DEFINE_TILE(avx2_tile2_l2, __m256i, 8, LD2, ST, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16)
+TC_DEFINE_TILE(avx2_tile2_l2_nt, __m256i, 8, LD2, NT2, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16)
 TC_DEFINE_TILE(avx2_tile4_l2, __m256i, 4, LD2, ST, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32)
+TC_DEFINE_TILE(avx2_tile4_l2_nt, __m256i, 4, LD2, NT2, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32)
 TC_DEFINE_TILE(avx2_tile8_l2, __m256i, 2, LD2, ST, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64)
+TC_DEFINE_TILE(avx2_tile8_l2_nt, __m256i, 2, LD2, NT2, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64)
 TC_DEFINE_TILE(avx2_tile1_l1, __m128i, 16, LD1, ST1, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
+TC_DEFINE_TILE(avx2_tile1_l1_nt, __m128i, 16, LD1, NT1, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
 TC_DEFINE_TILE(avx2_tile2_l1, __m128i, 8, LD1, ST1, _mm_unpacklo_epi16, _mm_unpackhi_epi16)
+TC_DEFINE_TILE(avx2_tile2_l1_nt, __m128i, 8, LD1, NT1, _mm_unpacklo_epi16, _mm_unpackhi_epi16)
 TC_DEFINE_TILE(avx2_tile4_l1, __m128i, 4, LD1, ST1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
+TC_DEFINE_TILE(avx2_tile4_l1_nt, __m128i, 4, LD1, NT1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
 TC_DEFINE_TILE(avx2_tile8_l1, __m128i, 2, LD1, ST1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
+TC_DEFINE_TILE(avx2_tile8_l1_nt, __m128i, 2, LD1, NT1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 
 #define AVX2_TR(es, n)							\
 static void avx2_tr##es(char *dst, size_t dld, const char *src,	\
-			size_t sld, size_t rows, size_t cols)		\
+			size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
-	TC_BLOCK_BAND(avx2_tile##es##_l2, 2 * n, n, es)			\
-	TC_BLOCK_BAND(avx2_tile##es##_l1, n, n, es)			\
+	TC_BLOCK_BAND(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
+		      2 * n, n, es, 32)					\
+	TC_BLOCK_BAND(avx2_tile##es##_l1, avx2_tile##es##_l1_nt,	\
+		      n, n, es, 16)					\
 	if (r < rows)							\
 		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
 				    rows - r, cols, es);		\
@@ -82,6 +95,15 @@ static void avx2_copy(char *dst, const char *src, size_t n, int nt)
 		ST(dst + n - 32, LD(src + n - 32));
 }
 
+static void avx2_runs(char *dst, size_t dld, const char *src, size_t sld,
+		      size_t run, size_t count, int nt)
+{
+	TC_RUNS_VEC(32, LD, ST, NT2)
+	TC_RUNS_VEC(16, LDV1, ST1, NT1)
+	for (size_t i = 0; i < count; i++)
+		avx2_copy(dst + i * dld, src + i * sld, run, nt);
+}
+
 static void avx2_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 {
 	unsigned char rot[64];
@@ -122,6 +144,7 @@ static void avx2_sfence(void)
 static const struct tc_kernels avx2_kernels = {
 	.copy = avx2_copy,
 	.fill = avx2_fill,
+	.runs = avx2_runs,
 	.transpose = { avx2_tr1, avx2_tr2, avx2_tr4, avx2_tr8 },
 	.sfence = avx2_sfence,
 };

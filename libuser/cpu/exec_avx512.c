@@ -23,6 +23,11 @@
 #define ST2(p, v)	_mm256_storeu_si256((__m256i *)(p), (v))
 #define LD(p)		_mm512_loadu_si512((const void *)(p))
 #define ST(p, v)	_mm512_storeu_si512((void *)(p), (v))
+#define NT1(p, v)	_mm_stream_si128((__m128i *)(p), (v))
+#define NT2(p, v)	_mm256_stream_si256((__m256i *)(p), (v))
+#define NT4(p, v)	_mm512_stream_si512((void *)(p), (v))
+#define LDV1(p)		LD1((p), 0)
+#define LDV2(p)		_mm256_loadu_si256((const __m256i *)(p))
 
 static inline __attribute__((always_inline)) __m512i
 avx512_ld4(const char *p, size_t step)
@@ -36,26 +41,41 @@ avx512_ld4(const char *p, size_t step)
 #define LD4(p, step)	avx512_ld4((p), (step))
 
 TC_DEFINE_TILE(avx512_tile1_l4, __m512i, 16, LD4, ST, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
+TC_DEFINE_TILE(avx512_tile1_l4_nt, __m512i, 16, LD4, NT4, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
 TC_DEFINE_TILE(avx512_tile2_l4, __m512i, 8, LD4, ST, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16)
+TC_DEFINE_TILE(avx512_tile2_l4_nt, __m512i, 8, LD4, NT4, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16)
 TC_DEFINE_TILE(avx512_tile4_l4, __m512i, 4, LD4, ST, _mm512_unpacklo_epi32, _mm512_unpackhi_epi32)
+TC_DEFINE_TILE(avx512_tile4_l4_nt, __m512i, 4, LD4, NT4, _mm512_unpacklo_epi32, _mm512_unpackhi_epi32)
 TC_DEFINE_TILE(avx512_tile8_l4, __m512i, 2, LD4, ST, _mm512_unpacklo_epi64, _mm512_unpackhi_epi64)
+TC_DEFINE_TILE(avx512_tile8_l4_nt, __m512i, 2, LD4, NT4, _mm512_unpacklo_epi64, _mm512_unpackhi_epi64)
 TC_DEFINE_TILE(avx512_tile1_l2, __m256i, 16, LD2, ST2, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
+TC_DEFINE_TILE(avx512_tile1_l2_nt, __m256i, 16, LD2, NT2, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
 TC_DEFINE_TILE(avx512_tile2_l2, __m256i, 8, LD2, ST2, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16)
+TC_DEFINE_TILE(avx512_tile2_l2_nt, __m256i, 8, LD2, NT2, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16)
 TC_DEFINE_TILE(avx512_tile4_l2, __m256i, 4, LD2, ST2, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32)
+TC_DEFINE_TILE(avx512_tile4_l2_nt, __m256i, 4, LD2, NT2, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32)
 TC_DEFINE_TILE(avx512_tile8_l2, __m256i, 2, LD2, ST2, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64)
+TC_DEFINE_TILE(avx512_tile8_l2_nt, __m256i, 2, LD2, NT2, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64)
 TC_DEFINE_TILE(avx512_tile1_l1, __m128i, 16, LD1, ST1, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
+TC_DEFINE_TILE(avx512_tile1_l1_nt, __m128i, 16, LD1, NT1, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
 TC_DEFINE_TILE(avx512_tile2_l1, __m128i, 8, LD1, ST1, _mm_unpacklo_epi16, _mm_unpackhi_epi16)
+TC_DEFINE_TILE(avx512_tile2_l1_nt, __m128i, 8, LD1, NT1, _mm_unpacklo_epi16, _mm_unpackhi_epi16)
 TC_DEFINE_TILE(avx512_tile4_l1, __m128i, 4, LD1, ST1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
+TC_DEFINE_TILE(avx512_tile4_l1_nt, __m128i, 4, LD1, NT1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
 TC_DEFINE_TILE(avx512_tile8_l1, __m128i, 2, LD1, ST1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
+TC_DEFINE_TILE(avx512_tile8_l1_nt, __m128i, 2, LD1, NT1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 
 #define AVX512_TR(es, n)						\
 static void avx512_tr##es(char *dst, size_t dld, const char *src,	\
-			  size_t sld, size_t rows, size_t cols)		\
+			  size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
-	TC_BLOCK_BAND(avx512_tile##es##_l4, 4 * n, n, es)		\
-	TC_BLOCK_BAND(avx512_tile##es##_l2, 2 * n, n, es)		\
-	TC_BLOCK_BAND(avx512_tile##es##_l1, n, n, es)			\
+	TC_BLOCK_BAND(avx512_tile##es##_l4, avx512_tile##es##_l4_nt,	\
+		      4 * n, n, es, 64)					\
+	TC_BLOCK_BAND(avx512_tile##es##_l2, avx512_tile##es##_l2_nt,	\
+		      2 * n, n, es, 32)					\
+	TC_BLOCK_BAND(avx512_tile##es##_l1, avx512_tile##es##_l1_nt,	\
+		      n, n, es, 16)					\
 	if (r < rows)							\
 		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
 				    rows - r, cols, es);		\
@@ -100,6 +120,16 @@ static void avx512_copy(char *dst, const char *src, size_t n, int nt)
 		ST(dst + n - 64, LD(src + n - 64));
 }
 
+static void avx512_runs(char *dst, size_t dld, const char *src, size_t sld,
+			size_t run, size_t count, int nt)
+{
+	TC_RUNS_VEC(64, LD, ST, NT4)
+	TC_RUNS_VEC(32, LDV2, ST2, NT2)
+	TC_RUNS_VEC(16, LDV1, ST1, NT1)
+	for (size_t i = 0; i < count; i++)
+		avx512_copy(dst + i * dld, src + i * sld, run, nt);
+}
+
 static void avx512_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 {
 	unsigned char rot[64];
@@ -137,6 +167,7 @@ static void avx512_sfence(void)
 static const struct tc_kernels avx512_kernels = {
 	.copy = avx512_copy,
 	.fill = avx512_fill,
+	.runs = avx512_runs,
 	.transpose = { avx512_tr1, avx512_tr2, avx512_tr4, avx512_tr8 },
 	.sfence = avx512_sfence,
 };

@@ -21,6 +21,7 @@
 
 #define LD1(p, step)	vld1q_u8((const uint8_t *)(p))
 #define ST1(p, v)	vst1q_u8((uint8_t *)(p), (v))
+#define LDV1(p)		LD1((p), 0)
 
 #define NEON_ZIP(w, half)						\
 static inline uint8x16_t neon_zip##half##_##w(uint8x16_t a, uint8x16_t b) \
@@ -42,10 +43,10 @@ TC_DEFINE_TILE(neon_tile8, uint8x16_t, 2, LD1, ST1, neon_zip1_64, neon_zip2_64)
 
 #define NEON_TR(es, n)							\
 static void neon_tr##es(char *dst, size_t dld, const char *src,	\
-			size_t sld, size_t rows, size_t cols)		\
+			size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
-	TC_BLOCK_BAND(neon_tile##es, n, n, es)				\
+	TC_BLOCK_BAND(neon_tile##es, neon_tile##es, n, n, es, 16)	\
 	if (r < rows)							\
 		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
 				    rows - r, cols, es);		\
@@ -73,6 +74,14 @@ static void neon_copy(char *dst, const char *src, size_t n, int nt)
 		ST1(dst + n - 16, LD1(src + n - 16, 0));
 }
 
+static void neon_runs(char *dst, size_t dld, const char *src, size_t sld,
+		      size_t run, size_t count, int nt)
+{
+	TC_RUNS_VEC(16, LDV1, ST1, ST1)
+	for (size_t i = 0; i < count; i++)
+		neon_copy(dst + i * dld, src + i * sld, run, nt);
+}
+
 static void neon_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 {
 	unsigned char rot[64];
@@ -98,6 +107,7 @@ static void neon_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 static const struct tc_kernels neon_kernels = {
 	.copy = neon_copy,
 	.fill = neon_fill,
+	.runs = neon_runs,
 	.transpose = { neon_tr1, neon_tr2, neon_tr4, neon_tr8 },
 	.sfence = NULL,
 };

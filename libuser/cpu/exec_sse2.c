@@ -14,18 +14,24 @@
 
 #define LD1(p, step)	_mm_loadu_si128((const __m128i *)(p))
 #define ST1(p, v)	_mm_storeu_si128((__m128i *)(p), (v))
+#define NT1(p, v)	_mm_stream_si128((__m128i *)(p), (v))
+#define LDV1(p)		LD1((p), 0)
 
 TC_DEFINE_TILE(sse2_tile1, __m128i, 16, LD1, ST1, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
+TC_DEFINE_TILE(sse2_tile1_nt, __m128i, 16, LD1, NT1, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
 TC_DEFINE_TILE(sse2_tile2, __m128i, 8, LD1, ST1, _mm_unpacklo_epi16, _mm_unpackhi_epi16)
+TC_DEFINE_TILE(sse2_tile2_nt, __m128i, 8, LD1, NT1, _mm_unpacklo_epi16, _mm_unpackhi_epi16)
 TC_DEFINE_TILE(sse2_tile4, __m128i, 4, LD1, ST1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
+TC_DEFINE_TILE(sse2_tile4_nt, __m128i, 4, LD1, NT1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
 TC_DEFINE_TILE(sse2_tile8, __m128i, 2, LD1, ST1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
+TC_DEFINE_TILE(sse2_tile8_nt, __m128i, 2, LD1, NT1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 
 #define SSE2_TR(es, n)							\
 static void sse2_tr##es(char *dst, size_t dld, const char *src,	\
-			size_t sld, size_t rows, size_t cols)		\
+			size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
-	TC_BLOCK_BAND(sse2_tile##es, n, n, es)				\
+	TC_BLOCK_BAND(sse2_tile##es, sse2_tile##es##_nt, n, n, es, 16)	\
 	if (r < rows)							\
 		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
 				    rows - r, cols, es);		\
@@ -70,6 +76,14 @@ static void sse2_copy(char *dst, const char *src, size_t n, int nt)
 		ST1(dst + n - 16, LD1(src + n - 16, 0));
 }
 
+static void sse2_runs(char *dst, size_t dld, const char *src, size_t sld,
+		      size_t run, size_t count, int nt)
+{
+	TC_RUNS_VEC(16, LDV1, ST1, NT1)
+	for (size_t i = 0; i < count; i++)
+		sse2_copy(dst + i * dld, src + i * sld, run, nt);
+}
+
 static void sse2_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 {
 	unsigned char rot[64];
@@ -112,6 +126,7 @@ static void sse2_sfence(void)
 static const struct tc_kernels sse2_kernels = {
 	.copy = sse2_copy,
 	.fill = sse2_fill,
+	.runs = sse2_runs,
 	.transpose = { sse2_tr1, sse2_tr2, sse2_tr4, sse2_tr8 },
 	.sfence = sse2_sfence,
 };

@@ -23,16 +23,20 @@
  *	caller issues @sfence after the descriptor).
  * @fill: @bytes at @dst with @pat repeated (@pat is what dst[0..63] holds;
  *	its period divides 64).
+ * @runs: @count runs of @run bytes, the i-th from src + i * sld to
+ *	dst + i * dld (runs shorter than 256 bytes: fractal formats).
  * @transpose: indexed by log2(elem_size): element (r, c) of a @rows x @cols
  *	block, read at src + r * sld + c * es, is written at
- *	dst + c * dld + r * es.
+ *	dst + c * dld + r * es. @nt allows non-temporal stores.
  * @sfence: orders non-temporal stores (NULL when @copy never uses them).
  */
 struct tc_kernels {
 	void (*copy)(char *dst, const char *src, size_t bytes, int nt);
 	void (*fill)(char *dst, const unsigned char pat[64], size_t bytes, int nt);
+	void (*runs)(char *dst, size_t dld, const char *src, size_t sld,
+		     size_t run, size_t count, int nt);
 	void (*transpose[4])(char *dst, size_t dld, const char *src, size_t sld,
-			     size_t rows, size_t cols);
+			     size_t rows, size_t cols, int nt);
 	void (*sfence)(void);
 };
 
@@ -82,17 +86,45 @@ fn(char *dst, size_t dld, const char *src, size_t sld)			\
 /*
  * TC_BLOCK_BAND - transpose rows [r, r + R) x all cols of a block with the
  * tile @tile (R = rows per tile, n = cols per tile); leftover cols scalar.
+ * @tile_nt is the same tile with non-temporal @vb-byte stores, used when
+ * @nt is set and every store of the band is aligned.
  */
-#define TC_BLOCK_BAND(tile, R, n, es)					\
+#define TC_BLOCK_BAND(tile, tile_nt, R, n, es, vb)			\
 	for (; r + (R) <= rows; r += (R)) {				\
 		size_t c_ = 0;						\
-		for (; c_ + (n) <= cols; c_ += (n))			\
-			tile(dst + c_ * dld + r * (es), dld,		\
-			     src + r * sld + c_ * (es), sld);		\
+		if (nt && !(((uintptr_t)(dst + r * (es)) | dld) & ((vb) - 1))) \
+			for (; c_ + (n) <= cols; c_ += (n))		\
+				tile_nt(dst + c_ * dld + r * (es), dld,	\
+					src + r * sld + c_ * (es), sld); \
+		else							\
+			for (; c_ + (n) <= cols; c_ += (n))		\
+				tile(dst + c_ * dld + r * (es), dld,	\
+				     src + r * sld + c_ * (es), sld);	\
 		if (c_ < cols)						\
 			tc_transpose_scalar(dst + c_ * dld + r * (es), dld, \
 					    src + r * sld + c_ * (es), sld, \
 					    (R), cols - c_, (es));	\
+	}
+
+/*
+ * TC_RUNS_VEC - in a runs kernel: runs of 1..4 vectors of @vb bytes, with
+ * non-temporal stores when allowed and aligned. Returns when it applies.
+ */
+#define TC_RUNS_VEC(vb, LD, ST, STREAM)					\
+	if (run % (vb) == 0 && run <= 4 * (vb)) {			\
+		size_t m_ = run / (vb), i_, j_;				\
+		if (nt && !(((uintptr_t)dst | dld) & ((vb) - 1))) {	\
+			for (i_ = 0; i_ < count; i_++)			\
+				for (j_ = 0; j_ < m_; j_++)		\
+					STREAM(dst + i_ * dld + j_ * (vb), \
+					       LD(src + i_ * sld + j_ * (vb))); \
+		} else {						\
+			for (i_ = 0; i_ < count; i_++)			\
+				for (j_ = 0; j_ < m_; j_++)		\
+					ST(dst + i_ * dld + j_ * (vb),	\
+					   LD(src + i_ * sld + j_ * (vb))); \
+		}							\
+		return;							\
 	}
 
 /* tc_pat_rotate - the fill pattern as seen from byte @off of the region. */
