@@ -47,6 +47,7 @@ include tests/unit/unit.mk
 -include qemu/qemu.mk
 -include driver/driver.mk
 -include tests/qemu/guest.mk
+include tests/sdk/sdk.mk
 
 all: $(ALL_TARGETS)
 

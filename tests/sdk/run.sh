@@ -1,0 +1,40 @@
+#!/bin/bash
+# The SDK device backend in guests: `run.sh check` (one boot per mode) or
+# `run.sh bench`. Each boot: tests/qemu/run-guest.sh.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-$PWD/build}
+S=$BUILD/tests/sdk
+T=$BUILD/bin/tilecopy
+run=(bash tests/qemu/run-guest.sh)
+export TC_REQUIRE_DEVICE=1
+failed=()
+
+step() {
+	local name=$1
+	shift
+	echo "--- check-sdk: $name"
+	if "$@"; then echo "--- check-sdk: $name: ok"; else echo "--- check-sdk: $name: FAILED"; failed+=("$name"); fi
+}
+
+case ${1:-check} in
+check)
+	step "device: pairs, pipelining, split, PRIME (2 engines)" "${run[@]}" --devices 2 \
+		--timeout 900 -- env TC_SDK_MODE=normal "$S/test_device"
+	step "device: CLI info and convert on the engine" "${run[@]}" --timeout 300 -- \
+		bash tests/sdk/cli-guest.sh "$T"
+	step "device: injected DMA error" "${run[@]}" --device-props dma-error-on-job=3 \
+		--timeout 300 -- env TC_SDK_MODE=fault "$S/test_device"
+	step "no module: CPU fallback" "${run[@]}" --no-module --timeout 300 -- \
+		bash -c "TC_SDK_MODE=nodev $S/test_device && $T info | grep -q 'no tilecopy engine found'"
+	;;
+bench)
+	"${run[@]}" --timeout 600 -- "$S/bench_device" "${@:2}"
+	exit $?
+	;;
+esac
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "check-sdk: FAILED: ${failed[*]}"
+	exit 1
+fi
+echo "check-sdk: all guest runs passed"

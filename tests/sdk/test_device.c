@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_device.c - the SDK's device backend, in a guest with tilecopy engines
+ * (tests/sdk/run.sh boots it). TC_SDK_MODE selects the run:
+ *   normal  every layout pair on the engine bit-exact with the CPU path,
+ *           pipelined jobs, splitting across queues, PRIME, bad arguments
+ *   fault   the engine injects a DMA error: the SDK reports it with the
+ *           plan's descriptor and the address, and the device keeps working
+ *   nodev   no module loaded: discovery finds nothing, the CPU path is used
+ * Exits 77 (skip) when the mode needs an engine and there is none, unless
+ * TC_REQUIRE_DEVICE is set.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tilecopy/device.h"
+#include "../unit/tc_test.h"
+
+static const char *mode(void)
+{
+	const char *m = getenv("TC_SDK_MODE");
+
+	return m ? m : "normal";
+}
+
+static tilecopy_device_t *open_dev(void)
+{
+	tilecopy_device_t *dev;
+
+	TC_OK(tilecopy_device_open(&dev, "auto"));
+	return dev;
+}
+
+static void make(tilecopy_tensor_t *t, const char *fmt, const char *shape,
+		 tilecopy_dtype_t dt)
+{
+	int64_t s[TILECOPY_MAX_RANK];
+	int rank;
+
+	TC_OK(tilecopy_shape_parse(s, &rank, TILECOPY_MAX_RANK, shape));
+	TC_OK(tilecopy_tensor_make(t, fmt, s, rank, dt, NULL));
+}
+
+static void fill_random(unsigned char *p, size_t n, uint64_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (unsigned char)tc_rand(&seed);
+}
+
+START_TEST(test_info)
+{
+	struct tilecopy_device_info info;
+	tilecopy_device_t *dev;
+	int n;
+
+	TC_OK(tilecopy_device_count(&n));
+	ck_assert_int_ge(n, 1);
+	dev = open_dev();
+	TC_OK(tilecopy_device_query(dev, &info));
+	ck_assert_str_eq(info.path, "/dev/accel/accel0");
+	ck_assert_int_ne(info.pci_slot[0], 0);
+	ck_assert_uint_ge(info.num_queues, 1);
+	ck_assert_uint_eq(info.max_dims, DRM_TILECOPY_MAX_DIMS);
+	ck_assert_uint_eq(info.max_descs, 16384);
+	ck_assert_uint_ne(info.fw_version, 0);
+	ck_assert_uint_eq(info.abi_version >> 16, DRM_TILECOPY_ABI_VERSION >> 16);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+static const char *const fmt4[] = { "NCHW", "NHWC", "CHWN", "nChw16c", "NCHW4",
+				     "NC1HWC0", "CHWN4", NULL };
+static const char *const fmtm[] = { "RowMajor", "ColumnMajor", "zN", "zZ", "nZ",
+				    "nN", NULL };
+
+/* Convert on the engine and on the CPU (scalar); compare every byte. */
+static void check_pair(tilecopy_device_t *dev, const tilecopy_tensor_t *s,
+		       const tilecopy_tensor_t *d)
+{
+	tilecopy_plan_t *plan;
+	unsigned char *in, *dv, *cpu;
+	uint64_t sb, db;
+	int used = 0;
+
+	TC_OK(tilecopy_plan_create(&plan, s, d));
+	sb = tilecopy_plan_src_bytes(plan);
+	db = tilecopy_plan_dst_bytes(plan);
+	in = malloc(sb);
+	dv = malloc(db);
+	cpu = malloc(db);
+	fill_random(in, sb, sb * 31 + db);
+	memset(dv, 0xa5, db);
+	TC_OK(tilecopy_convert(dev, plan, in, sb, dv, db, &used));
+	ck_assert_int_eq(used, 1);
+	TC_OK(tilecopy_plan_execute_cpu(plan, in, sb, cpu, db, "scalar"));
+	ck_assert_msg(!memcmp(dv, cpu, db), "%s -> %s: engine differs from CPU",
+		      s->format, d->format);
+	free(in);
+	free(dv);
+	free(cpu);
+	tilecopy_plan_destroy(plan);
+}
+
+START_TEST(test_all_pairs)
+{
+	static const tilecopy_dtype_t dts[] = { TILECOPY_DT_I8, TILECOPY_DT_F16,
+						TILECOPY_DT_F32, TILECOPY_DT_F64 };
+	tilecopy_device_t *dev = open_dev();
+	int pairs = 0;
+
+	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);	/* always the engine */
+	for (size_t t = 0; t < 4; t++) {
+		for (const char *const *a = fmt4; *a; a++)
+			for (const char *const *b = fmt4; *b; b++) {
+				tilecopy_tensor_t s, d;
+
+				make(&s, *a, "2x19x5x7", dts[t]);
+				make(&d, *b, "2x19x5x7", dts[t]);
+				check_pair(dev, &s, &d);
+				pairs++;
+			}
+		for (const char *const *a = fmtm; *a; a++)
+			for (const char *const *b = fmtm; *b; b++) {
+				tilecopy_tensor_t s, d;
+
+				make(&s, *a, "2x33x40", dts[t]);
+				make(&d, *b, "2x33x40", dts[t]);
+				check_pair(dev, &s, &d);
+				pairs++;
+			}
+	}
+	ck_assert_int_eq(pairs, 4 * (7 * 7 + 6 * 6));
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+START_TEST(test_strided_views)
+{
+	tilecopy_device_t *dev = open_dev();
+	tilecopy_tensor_t s, d;
+
+	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
+	make(&s, "strided:0,1", "17x9", TILECOPY_DT_F32);	/* broadcast */
+	make(&d, "strided:16,1", "17x9", TILECOPY_DT_F32);	/* padded rows */
+	check_pair(dev, &s, &d);
+	make(&s, "((2,3),4):((1,2),6)", "6x4", TILECOPY_DT_I8);
+	make(&d, "((3,2),4):((4,1),6)", "6x4", TILECOPY_DT_I8);
+	check_pair(dev, &s, &d);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+/* Many jobs in flight before the first wait; then all verified. */
+START_TEST(test_pipelined)
+{
+	enum { NJOBS = 24 };
+	tilecopy_device_t *dev = open_dev();
+	tilecopy_bo_t *sb[NJOBS], *db[NJOBS];
+	tilecopy_job_t *job[NJOBS];
+	tilecopy_tensor_t s, d;
+	tilecopy_plan_t *plan;
+	unsigned char *ref;
+	uint64_t ss, ds;
+
+	make(&s, "NCHW", "1x32x16x16", TILECOPY_DT_F16);
+	make(&d, "NHWC", "1x32x16x16", TILECOPY_DT_F16);
+	TC_OK(tilecopy_plan_create(&plan, &s, &d));
+	ss = tilecopy_plan_src_bytes(plan);
+	ds = tilecopy_plan_dst_bytes(plan);
+	ref = malloc(ds);
+	for (int i = 0; i < NJOBS; i++) {
+		struct tilecopy_buffer_ref sr, dr;
+		void *p;
+
+		TC_OK(tilecopy_bo_create(&sb[i], dev, ss, TILECOPY_BO_READ_ONLY));
+		TC_OK(tilecopy_bo_create(&db[i], dev, ds, 0));
+		TC_OK(tilecopy_bo_map(sb[i], &p));
+		fill_random(p, ss, (uint64_t)i + 1);
+		sr.bo = sb[i], sr.offset = 0;
+		dr.bo = db[i], dr.offset = 0;
+		TC_OK(tilecopy_job_submit(&job[i], dev, plan, &sr, &dr, 0));
+	}
+	for (int i = 0; i < NJOBS; i++) {
+		void *sp, *dp;
+
+		TC_OK(tilecopy_job_wait(job[i], 30LL * 1000000000));
+		TC_OK(tilecopy_bo_map(sb[i], &sp));
+		TC_OK(tilecopy_bo_map(db[i], &dp));
+		TC_OK(tilecopy_plan_execute_cpu(plan, sp, ss, ref, ds, "scalar"));
+		ck_assert_msg(!memcmp(dp, ref, ds), "job %d differs", i);
+		tilecopy_job_destroy(job[i]);
+		tilecopy_bo_free(sb[i]);
+		tilecopy_bo_free(db[i]);
+	}
+	free(ref);
+	tilecopy_plan_destroy(plan);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+/* A plan above the split size goes to every queue; offsets inside BOs. */
+START_TEST(test_split_and_offsets)
+{
+	tilecopy_device_t *dev = open_dev();
+	struct tilecopy_buffer_ref sr, dr;
+	tilecopy_tensor_t s, d;
+	tilecopy_plan_t *plan;
+	tilecopy_bo_t *sbo, *dbo;
+	tilecopy_job_t *job;
+	unsigned char *sp, *dp, *ref;
+	uint64_t ss, ds;
+
+	make(&s, "NCHW", "2x64x32x32", TILECOPY_DT_F32);	/* 1 MiB: split */
+	make(&d, "nChw16c", "2x64x32x32", TILECOPY_DT_F32);
+	TC_OK(tilecopy_plan_create(&plan, &s, &d));
+	ss = tilecopy_plan_src_bytes(plan);
+	ds = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tilecopy_bo_create(&sbo, dev, ss + 4096 + 3, 0));
+	TC_OK(tilecopy_bo_create(&dbo, dev, ds + 100, 0));
+	TC_OK(tilecopy_bo_map(sbo, (void **)&sp));
+	TC_OK(tilecopy_bo_map(dbo, (void **)&dp));
+	fill_random(sp, ss + 4099, 5);
+	memset(dp, 0x11, ds + 100);
+	sr.bo = sbo, sr.offset = 4099;		/* unaligned on purpose */
+	dr.bo = dbo, dr.offset = 100;
+	TC_OK(tilecopy_job_submit(&job, dev, plan, &sr, &dr, 0));
+	TC_OK(tilecopy_job_wait(job, 60LL * 1000000000));
+	ref = malloc(ds);
+	TC_OK(tilecopy_plan_execute_cpu(plan, sp + 4099, ss, ref, ds, "scalar"));
+	ck_assert(!memcmp(dp + 100, ref, ds));
+	for (int i = 0; i < 100; i++)
+		ck_assert_uint_eq(dp[i], 0x11);	/* before the offset: untouched */
+	tilecopy_job_destroy(job);
+	/* a destination too small for the plan is refused before submitting */
+	dr.offset = 101;
+	TC_FAILS(tilecopy_job_submit(&job, dev, plan, &sr, &dr, 0),
+		 TILECOPY_ERR_BUFFER_TOO_SMALL, "dst: offset 101");
+	free(ref);
+	tilecopy_bo_free(sbo);
+	tilecopy_bo_free(dbo);
+	tilecopy_plan_destroy(plan);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+/* A BO exported as dma-buf and imported on a second open file. */
+START_TEST(test_prime)
+{
+	tilecopy_device_t *a = open_dev(), *b = open_dev();
+	struct tilecopy_buffer_ref sr, dr;
+	tilecopy_bo_t *sbo, *imp, *dbo;
+	tilecopy_tensor_t s, d;
+	tilecopy_plan_t *plan;
+	tilecopy_job_t *job;
+	unsigned char *sp, *dp, *ref;
+	int fd;
+
+	make(&s, "RowMajor", "40x24", TILECOPY_DT_F16);
+	make(&d, "zN", "40x24", TILECOPY_DT_F16);
+	TC_OK(tilecopy_plan_create(&plan, &s, &d));
+	TC_OK(tilecopy_bo_create(&sbo, a, tilecopy_plan_src_bytes(plan), 0));
+	TC_OK(tilecopy_bo_map(sbo, (void **)&sp));
+	fill_random(sp, tilecopy_plan_src_bytes(plan), 9);
+	TC_OK(tilecopy_bo_export(sbo, &fd));
+	TC_OK(tilecopy_bo_import(&imp, b, fd));
+	close(fd);
+	ck_assert_uint_ge(tilecopy_bo_size(imp), tilecopy_plan_src_bytes(plan));
+	TC_OK(tilecopy_bo_create(&dbo, b, tilecopy_plan_dst_bytes(plan), 0));
+	sr.bo = imp, sr.offset = 0;
+	dr.bo = dbo, dr.offset = 0;
+	TC_OK(tilecopy_job_submit(&job, b, plan, &sr, &dr, 0));
+	TC_OK(tilecopy_job_wait(job, 30LL * 1000000000));
+	TC_OK(tilecopy_bo_map(dbo, (void **)&dp));
+	ref = malloc(tilecopy_plan_dst_bytes(plan));
+	TC_OK(tilecopy_plan_execute_cpu(plan, sp, tilecopy_plan_src_bytes(plan), ref,
+					tilecopy_plan_dst_bytes(plan), "scalar"));
+	ck_assert(!memcmp(dp, ref, tilecopy_plan_dst_bytes(plan)));
+	/* a BO of one device cannot be used with another open file */
+	sr.bo = sbo;
+	TC_FAILS(tilecopy_job_submit(&job, b, plan, &sr, &dr, 0),
+		 TILECOPY_ERR_INVALID_ARG, "another device");
+	free(ref);
+	tilecopy_bo_free(dbo);
+	tilecopy_bo_free(imp);
+	tilecopy_bo_free(sbo);
+	tilecopy_plan_destroy(plan);
+	tilecopy_device_close(b);
+	tilecopy_device_close(a);
+}
+END_TEST
+
+START_TEST(test_bad_args)
+{
+	tilecopy_device_t *dev = open_dev(), *none = (tilecopy_device_t *)1;
+	tilecopy_bo_t *bo;
+
+	TC_FAILS(tilecopy_bo_create(&bo, dev, 0, 0), TILECOPY_ERR_INVALID_ARG, "size: 0");
+	TC_FAILS(tilecopy_bo_create(&bo, dev, 4096, 0x80), TILECOPY_ERR_INVALID_ARG, "flags");
+	TC_FAILS(tilecopy_device_open(&none, "7"), TILECOPY_ERR_NO_DEVICE, "index 7");
+	ck_assert_ptr_null(none);
+	TC_FAILS(tilecopy_device_open(&none, "/dev/accel/accel9"), TILECOPY_ERR_NO_DEVICE,
+		 "does not exist");
+	TC_FAILS(tilecopy_device_open(&none, "/dev/null"), TILECOPY_ERR_DEVICE,
+		 "/dev/null");
+	TC_FAILS(tilecopy_device_open(&none, "bogus"), TILECOPY_ERR_INVALID_ARG, "bogus");
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+/* The engine fails job N with a DMA error (property dma-error-on-job). */
+START_TEST(test_fault_reported)
+{
+	tilecopy_device_t *dev = open_dev();
+	tilecopy_tensor_t s, d;
+	tilecopy_plan_t *plan;
+	unsigned char *in, *out;
+	tilecopy_status_t st = TILECOPY_SUCCESS;
+	int faults = 0, good = 0;
+
+	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
+	make(&s, "NCHW", "1x16x8x8", TILECOPY_DT_F32);
+	make(&d, "NHWC", "1x16x8x8", TILECOPY_DT_F32);
+	TC_OK(tilecopy_plan_create(&plan, &s, &d));
+	in = calloc(1, tilecopy_plan_src_bytes(plan));
+	out = calloc(1, tilecopy_plan_dst_bytes(plan));
+	/* the injected job is one of the first few; every other one works */
+	for (int i = 0; i < 6; i++) {
+		st = tilecopy_convert(dev, plan, in, tilecopy_plan_src_bytes(plan), out,
+				      tilecopy_plan_dst_bytes(plan), NULL);
+		if (st == TILECOPY_ERR_FAULT) {
+			faults++;
+			ck_assert_msg(strstr(tilecopy_last_error(), "DMA error in plan descriptor 0"),
+				      "message: %s", tilecopy_last_error());
+			ck_assert_msg(strstr(tilecopy_last_error(), "/dev/accel/accel0"),
+				      "message: %s", tilecopy_last_error());
+		} else {
+			TC_OK(st);
+			good++;
+		}
+	}
+	ck_assert_int_eq(faults, 1);
+	ck_assert_int_eq(good, 5);
+	free(in);
+	free(out);
+	tilecopy_plan_destroy(plan);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+START_TEST(test_no_device_fallback)
+{
+	tilecopy_device_t *dev = (tilecopy_device_t *)1;
+	tilecopy_tensor_t s, d;
+	tilecopy_plan_t *plan;
+	unsigned char in[64 * 4], out[64 * 4];
+	int n = -1, used = 1;
+
+	TC_OK(tilecopy_device_count(&n));
+	ck_assert_int_eq(n, 0);
+	TC_FAILS(tilecopy_device_open(&dev, "auto"), TILECOPY_ERR_NO_DEVICE,
+		 "no tilecopy engine found");
+	ck_assert_ptr_null(dev);
+	make(&s, "RowMajor", "8x8", TILECOPY_DT_F32);
+	make(&d, "ColumnMajor", "8x8", TILECOPY_DT_F32);
+	TC_OK(tilecopy_plan_create(&plan, &s, &d));
+	fill_random(in, sizeof(in), 3);
+	TC_OK(tilecopy_convert(NULL, plan, in, sizeof(in), out, sizeof(out), &used));
+	ck_assert_int_eq(used, 0);
+	for (int r = 0; r < 8; r++)
+		for (int c = 0; c < 8; c++)
+			ck_assert(!memcmp(out + 4 * (c * 8 + r), in + 4 * (r * 8 + c), 4));
+	tilecopy_plan_destroy(plan);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sdk-device");
+	TCase *tc = tcase_create(mode());
+	int n = 0;
+
+	tcase_set_timeout(tc, 600);
+	if (strcmp(mode(), "nodev")) {
+		if (tilecopy_device_count(&n) || !n) {
+			fprintf(stderr, "test_device: no tilecopy engine in this machine\n");
+			return getenv("TC_REQUIRE_DEVICE") ? 1 : 77;
+		}
+	}
+	if (!strcmp(mode(), "normal")) {
+		tcase_add_test(tc, test_info);
+		tcase_add_test(tc, test_all_pairs);
+		tcase_add_test(tc, test_strided_views);
+		tcase_add_test(tc, test_pipelined);
+		tcase_add_test(tc, test_split_and_offsets);
+		tcase_add_test(tc, test_prime);
+		tcase_add_test(tc, test_bad_args);
+	} else if (!strcmp(mode(), "fault")) {
+		tcase_add_test(tc, test_fault_reported);
+	} else {
+		tcase_add_test(tc, test_no_device_fallback);
+	}
+	suite_add_tcase(s, tc);
+	return tc_run_suite(s);
+}
