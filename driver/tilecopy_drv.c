@@ -307,7 +307,7 @@ static struct pci_driver tc_pci_driver = {
 	.id_table = tc_pci_ids,
 	.probe = tc_probe,
 	.remove = tc_remove,
-	.driver.dev_groups = tc_sysfs_groups,
+	.dev_groups = tc_sysfs_groups,
 };
 module_pci_driver(tc_pci_driver);
 

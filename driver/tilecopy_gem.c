@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Copyright (c) 2026 The tilecopy authors */
 
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -206,6 +207,16 @@ int tc_ioctl_bo_create(struct drm_device *dev, void *data,
 	if (!args->size || args->size > TC_VA_END - TC_VA_START - PAGE_SIZE) {
 		drm_dbg(dev, "bad BO size %llu\n", args->size);
 		return -EINVAL;
+	}
+
+	/*
+	 * Pages are allocated and pinned when the BO is mapped, right here:
+	 * refuse at once what RAM can never hold rather than push the system
+	 * into reclaim and the OOM killer.
+	 */
+	if (PAGE_ALIGN(args->size) >> PAGE_SHIFT > totalram_pages()) {
+		drm_dbg(dev, "BO of %llu bytes exceeds RAM\n", args->size);
+		return -ENOMEM;
 	}
 
 	shmem = drm_gem_shmem_create(dev, PAGE_ALIGN(args->size));

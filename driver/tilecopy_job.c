@@ -632,7 +632,7 @@ static int tc_submit_check(struct drm_device *dev, struct tc_device *tdev,
 static int tc_submit_bos(struct drm_device *dev, struct drm_file *file,
 			 struct tc_job *job, const struct drm_tilecopy_submit *args)
 {
-	struct drm_gem_object **objs;
+	struct drm_gem_object **objs = NULL;
 	u32 i;
 	int ret;
 
@@ -640,6 +640,12 @@ static int tc_submit_bos(struct drm_device *dev, struct drm_file *file,
 				     args->bo_count, &objs);
 	if (ret) {
 		drm_dbg(dev, "SUBMIT: bad BO handle list: %d\n", ret);
+		/* On failure the array holds the objects found so far. */
+		for (i = 0; objs && i < args->bo_count; i++) {
+			if (objs[i])
+				drm_gem_object_put(objs[i]);
+		}
+		kvfree(objs);
 		return ret;
 	}
 	/* The job keeps the object references, with the mappings. */

@@ -86,7 +86,6 @@ static struct attribute *tc_sysfs_attrs[] = {
 };
 
 static const struct attribute_group tc_sysfs_group = {
-	.name = "tilecopy",
 	.attrs = tc_sysfs_attrs,
 };
 
