@@ -37,4 +37,12 @@ for pair in "NCHW NHWC f32 8x64x56x56" "NCHW nChw16c f32 8x64x56x56" \
 	echo "ok: $(stat -c %s "$tmp/y") bytes out, round trip exact, matches scalar;" \
 		"whole command $(python3 -c "print(f'{$end-$start:.3f}')") s"
 done
-say "demo passed"
+say "CPU path passed"
+
+# The emulated board: the project's QEMU with the engine, the Debian 6.12
+# kernel, the tilecopy module; the same CLI runs inside.
+say "booting the emulated board (QEMU + tilecopy engine + Linux 6.12 + tilecopy.ko)"
+make -s qemu-build module firmware build/tests/sdk/bench_device
+BUILD=$PWD/build TC_REQUIRE_DEVICE=1 bash tests/qemu/run-guest.sh --timeout 600 -- \
+	bash scripts/demo-guest.sh "$PWD/build"
+say "demo passed (CPU path and engine)"
