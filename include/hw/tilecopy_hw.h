@@ -221,4 +221,9 @@ enum tc_fw_status {
 	TC_FW_STATUS_BAD_PAYLOAD = 7,	/* malformed or missing records */
 };
 
+/* ---- appended (device model) -------------------------------------------- */
+
+/* TC_Q_ERR_DESC when the failure is not in a descriptor (ring entry, firmware). */
+#define TC_Q_ERR_DESC_NONE		0xffffffffu
+
 #endif /* TILECOPY_HW_H */

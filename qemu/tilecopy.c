@@ -1,0 +1,1805 @@
+/*
+ * tilecopy: a DMA tile-copy engine (PCI), the device the tilecopy driver
+ * drives. It converts tensors between memory layouts: it executes N-D
+ * strided copy, fill and 64-bit write descriptors (include/uapi/drm/
+ * tilecopy_accel.h) from per-queue rings, translating device virtual
+ * addresses through its own MMU, and moves transposed data through an
+ * on-chip tile buffer. Register map: include/hw/tilecopy_hw.h; the
+ * specification: docs/hardware.md of the tilecopy project.
+ *
+ * Shape of hw/misc/edu.c: MMIO on the vCPU thread, the work on a worker
+ * thread (the vCPU never waits for a job), MSI-X per queue.
+ *
+ * Locking: s->lock protects every register and queue field. The worker
+ * drops it while it executes a job; it never holds it while taking the BQL
+ * (lock order: BQL, then s->lock). While a job runs, the worker only touches
+ * guest RAM through host pointers and RAM-only bus reads, so it never needs
+ * the BQL; this lets a reset written by a vCPU (BQL held) wait for the
+ * worker to leave the job it cancels.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ *
+ * SPDX-License-Identifier: MIT
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/thread.h"
+#include "qemu/timer.h"
+#include "qemu/main-loop.h"
+#include "qemu/atomic.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "exec/memory.h"
+#include "sysemu/dma.h"
+#include "qom/object.h"
+#include "trace.h"
+#include <zlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "tilecopy-include/tilecopy_hw.h"
+#include "tilecopy-include/tilecopy_accel.h"
+
+#define TYPE_TILECOPY "tilecopy"
+OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
+
+/* TLB: fully associative; one entry maps a run of up to 64 pages that are
+ * contiguous in both VA and bus address with equal permissions (one L3
+ * table read fills it), so a mostly contiguous buffer costs a walk per
+ * 256 KiB and scattered pages one per 4 KiB. */
+#define TC_TLB_ENTRIES          32
+#define TC_TLB_RUN_PAGES        64
+
+#define TC_DESC_SIZE            sizeof(struct drm_tilecopy_desc)
+#define TC_RING_ENTRY_SIZE      sizeof(struct tc_ring_entry)
+#define TC_RING_MAX             4096
+#define TC_OPS_ALL              ((1u << DRM_TILECOPY_OP_COPY) | \
+                                 (1u << DRM_TILECOPY_OP_FILL) | \
+                                 (1u << DRM_TILECOPY_OP_WRITE64))
+
+typedef struct TilecopyTlbEntry {
+    uint64_t va;            /* first VA of the run, page aligned */
+    uint64_t len;           /* bytes; 0 = empty */
+    uint8_t *host;
+    uint64_t perm;          /* TC_PTE_READ | TC_PTE_WRITE */
+} TilecopyTlbEntry;
+
+typedef struct TilecopyQueue {
+    uint64_t ring_base;
+    uint32_t ring_size;
+    uint32_t head;
+    uint32_t tail;
+    uint32_t ctrl;
+    uint32_t status;
+    uint32_t int_status;
+    uint32_t int_mask;
+    uint32_t err_code;
+    uint32_t err_desc;
+    uint64_t err_addr;
+    uint64_t done_seqno;
+    uint64_t err_seqno;
+    bool hung;              /* hang-on-job: never completes until reset */
+    bool running;           /* the worker executes a job of this queue */
+    uint32_t gen;           /* bumped by reset: cancels the running job */
+} TilecopyQueue;
+
+/* Worker-private state of the job being executed. */
+typedef struct TilecopyJob {
+    unsigned qi;
+    uint32_t gen;
+    uint64_t root;
+    uint32_t ops;
+    TilecopyTlbEntry tlb[TC_TLB_ENTRIES];
+    unsigned tlb_victim;
+    int last[2];            /* last entry hit, per direction (0 read, 1 write) */
+    unsigned tlb_gen;
+    uint64_t moved;         /* bytes written by the job */
+    /* outcome */
+    uint32_t status;
+    uint32_t err_desc;
+    uint64_t err_addr;
+    bool cancelled;
+    /* dma-error-on-job */
+    bool inject;
+    uint64_t inject_budget; /* bytes of the current descriptor to write */
+} TilecopyJob;
+
+struct TilecopyState {
+    PCIDevice pdev;
+    MemoryRegion mmio;
+    MemoryRegion boot;
+
+    /* properties */
+    uint32_t num_queues;
+    uint32_t tilebuf_size;
+    uint32_t hang_on_job;
+    uint32_t dma_error_on_job;
+    uint32_t delay_ns_per_kb;
+
+    QemuThread thread;
+    QemuMutex lock;
+    QemuCond work_cond;     /* worker: something to do */
+    QemuCond idle_cond;     /* resets: a job left the worker */
+    bool stopping;
+
+    /* global registers */
+    uint32_t status;
+    uint32_t fw_version;
+    uint32_t fw_status;
+    uint32_t int_status;
+    uint32_t int_mask;
+    uint32_t boot_size;
+    uint64_t ctx_root[TC_NUM_CONTEXTS];
+    uint64_t jobs_done;
+    uint64_t jobs_failed;
+    uint64_t bytes_moved;
+    uint64_t busy_ns;
+
+    /* what the firmware configured */
+    uint32_t fw_queues;
+    uint32_t fw_ops;
+    uint32_t fw_tile_rows, fw_tile_cols;
+
+    uint64_t jobs_started;  /* since creation, for the fault injection */
+    unsigned tlb_gen;       /* bumped by MMU_INVALIDATE*, read by the worker */
+    unsigned rr;            /* next queue the worker looks at */
+    uint32_t notify;        /* MSI-X vectors to signal, set under lock */
+
+    uint8_t *boot_mem;
+    uint8_t *tilebuf;
+    TilecopyQueue q[TC_MAX_QUEUES];
+    TilecopyJob job;
+};
+
+/* ---- helpers: interrupts -------------------------------------------------- */
+
+/* Record an event; called with s->lock held. */
+static void tilecopy_queue_event(TilecopyState *s, unsigned qi, uint32_t bits)
+{
+    TilecopyQueue *q = &s->q[qi];
+
+    q->int_status |= bits;
+    if (bits & q->int_mask) {
+        s->notify |= 1u << qi;
+    }
+}
+
+static void tilecopy_global_event(TilecopyState *s, uint32_t bits)
+{
+    s->int_status |= bits;
+    if (bits & s->int_mask) {
+        s->notify |= 1u << s->num_queues;
+    }
+}
+
+/*
+ * Deliver recorded events: MSI-X messages for new events, else the INTx
+ * level. Called with the BQL held and s->lock NOT held.
+ */
+static void tilecopy_irq_flush(TilecopyState *s)
+{
+    PCIDevice *pdev = &s->pdev;
+    uint32_t notify;
+    bool level = false;
+    unsigned i;
+
+    qemu_mutex_lock(&s->lock);
+    notify = s->notify;
+    s->notify = 0;
+    level = (s->int_status & s->int_mask) != 0;
+    for (i = 0; i < s->num_queues; i++) {
+        level |= (s->q[i].int_status & s->q[i].int_mask) != 0;
+    }
+    qemu_mutex_unlock(&s->lock);
+
+    if (msix_enabled(pdev)) {
+        for (i = 0; i <= s->num_queues; i++) {
+            if (notify & (1u << i)) {
+                trace_tilecopy_irq(i);
+                msix_notify(pdev, i);
+            }
+        }
+        pci_set_irq(pdev, 0);
+    } else {
+        pci_set_irq(pdev, level);
+    }
+}
+
+/* ---- helpers: bus access (RAM only) --------------------------------------- */
+
+/*
+ * The engine's bus reaches memory only: an access that is not to RAM
+ * (MMIO of a peer, unassigned space, bus mastering off) is a DMA error.
+ * This also keeps the worker from ever needing the BQL.
+ */
+static bool tilecopy_bus_is_ram(TilecopyState *s, uint64_t pa, uint64_t len,
+                                bool is_write)
+{
+    AddressSpace *as = pci_get_address_space(&s->pdev);
+
+    RCU_READ_LOCK_GUARD();
+    while (len) {
+        hwaddr xlat, l = len;
+        MemoryRegion *mr = address_space_translate(as, pa, &xlat, &l, is_write,
+                                                   MEMTXATTRS_UNSPECIFIED);
+        if (!memory_access_is_direct(mr, is_write) || !l) {
+            return false;
+        }
+        pa += l;
+        len -= l;
+    }
+    return true;
+}
+
+static bool tilecopy_bus_read(TilecopyState *s, uint64_t pa, void *buf,
+                              uint64_t len)
+{
+    if (pa + len < pa || !tilecopy_bus_is_ram(s, pa, len, false)) {
+        return false;
+    }
+    return pci_dma_read(&s->pdev, pa, buf, len) == MEMTX_OK;
+}
+
+/* ---- helpers: MMU ----------------------------------------------------------- */
+
+static void tilecopy_tlb_flush(TilecopyState *s, TilecopyJob *j)
+{
+    AddressSpace *as = pci_get_address_space(&s->pdev);
+    unsigned i;
+
+    for (i = 0; i < TC_TLB_ENTRIES; i++) {
+        TilecopyTlbEntry *e = &j->tlb[i];
+
+        if (e->len) {
+            bool w = e->perm & TC_PTE_WRITE;
+            /* A writable run is marked dirty as a whole. */
+            address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
+            e->len = 0;
+        }
+    }
+    j->last[0] = j->last[1] = -1;
+}
+
+static void tilecopy_fault(TilecopyJob *j, uint32_t code, uint64_t va)
+{
+    if (j->status == DRM_TILECOPY_STATUS_OK) {
+        j->status = code;
+        j->err_addr = va;
+    }
+}
+
+/* Walk the page tables for @va and fill a TLB entry; NULL on a fault. */
+static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
+                                           uint64_t va, bool is_write)
+{
+    AddressSpace *as = pci_get_address_space(&s->pdev);
+    uint64_t table = j->root & TC_PTE_ADDR_MASK;
+    uint64_t ptes[TC_TLB_RUN_PAGES], pte, pa, want, perm;
+    unsigned level, idx, n, run;
+    hwaddr plen;
+    TilecopyTlbEntry *e;
+    void *host;
+
+    if (va >> TC_VA_BITS) {
+        tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, va);
+        return NULL;
+    }
+    for (level = 0; level < 2; level++) {
+        idx = (va >> (30 - 9 * level)) & (TC_PT_ENTRIES - 1);
+        if (!tilecopy_bus_read(s, table + idx * 8, &pte, 8)) {
+            tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
+            return NULL;
+        }
+        pte = le64_to_cpu(pte);
+        if (!(pte & TC_PTE_VALID)) {
+            tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, va);
+            trace_tilecopy_walk_fault(va, level + 1, pte);
+            return NULL;
+        }
+        table = pte & TC_PTE_ADDR_MASK;
+    }
+    idx = (va >> TC_PAGE_SHIFT) & (TC_PT_ENTRIES - 1);
+    n = MIN(TC_PT_ENTRIES - idx, TC_TLB_RUN_PAGES);
+    if (!tilecopy_bus_read(s, table + idx * 8, ptes, n * 8)) {
+        tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
+        return NULL;
+    }
+    pte = le64_to_cpu(ptes[0]);
+    if (!(pte & TC_PTE_VALID)) {
+        tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, va);
+        trace_tilecopy_walk_fault(va, 3, pte);
+        return NULL;
+    }
+    perm = pte & (TC_PTE_READ | TC_PTE_WRITE);
+    want = is_write ? TC_PTE_WRITE : TC_PTE_READ;
+    if (!(perm & want)) {
+        tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_PERM, va);
+        return NULL;
+    }
+    pa = pte & TC_PTE_ADDR_MASK;
+    for (run = 1; run < n; run++) {
+        uint64_t p = le64_to_cpu(ptes[run]);
+
+        if (!(p & TC_PTE_VALID) ||
+            (p & (TC_PTE_READ | TC_PTE_WRITE)) != perm ||
+            (p & TC_PTE_ADDR_MASK) != pa + run * TC_PAGE_SIZE) {
+            break;
+        }
+    }
+    plen = (hwaddr)run * TC_PAGE_SIZE;
+    if (!tilecopy_bus_is_ram(s, pa, TC_PAGE_SIZE, perm & TC_PTE_WRITE)) {
+        tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
+        return NULL;
+    }
+    host = address_space_map(as, pa, &plen, perm & TC_PTE_WRITE,
+                             MEMTXATTRS_UNSPECIFIED);
+    if (!host || plen < TC_PAGE_SIZE) {
+        if (host) {
+            address_space_unmap(as, host, plen, false, 0);
+        }
+        tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
+        return NULL;
+    }
+    plen &= ~(hwaddr)(TC_PAGE_SIZE - 1);
+
+    e = &j->tlb[j->tlb_victim];
+    j->tlb_victim = (j->tlb_victim + 1) % TC_TLB_ENTRIES;
+    if (e->len) {
+        bool w = e->perm & TC_PTE_WRITE;
+        address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
+        if (j->last[0] == e - j->tlb) {
+            j->last[0] = -1;
+        }
+        if (j->last[1] == e - j->tlb) {
+            j->last[1] = -1;
+        }
+    }
+    e->va = va & ~(TC_PAGE_SIZE - 1);
+    e->len = plen;
+    e->host = host;
+    e->perm = perm;
+    trace_tilecopy_tlb_fill(va, pa, plen, perm);
+    return e;
+}
+
+/*
+ * Host pointer for @va; *avail = bytes usable from there in the same run.
+ * NULL on a fault (recorded in the job).
+ */
+static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
+                                   uint64_t va, bool is_write,
+                                   uint64_t *avail)
+{
+    TilecopyTlbEntry *e = NULL;
+    unsigned gen = qatomic_read(&s->tlb_gen);
+    int i, l = j->last[is_write];
+
+    if (gen != j->tlb_gen) {
+        /* MMU_INVALIDATE while the job runs */
+        tilecopy_tlb_flush(s, j);
+        j->tlb_gen = gen;
+        l = -1;
+    }
+    if (l >= 0 && va - j->tlb[l].va < j->tlb[l].len) {
+        e = &j->tlb[l];
+    } else {
+        for (i = 0; i < TC_TLB_ENTRIES; i++) {
+            if (j->tlb[i].len && va - j->tlb[i].va < j->tlb[i].len) {
+                e = &j->tlb[i];
+                break;
+            }
+        }
+    }
+    if (e && !(e->perm & (is_write ? TC_PTE_WRITE : TC_PTE_READ))) {
+        tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_PERM, va);
+        return NULL;
+    }
+    if (!e) {
+        e = tilecopy_tlb_fill(s, j, va, is_write);
+        if (!e) {
+            return NULL;
+        }
+    }
+    j->last[is_write] = e - j->tlb;
+    *avail = e->va + e->len - va;
+    return e->host + (va - e->va);
+}
+
+/* ---- helpers: data movement ------------------------------------------------- */
+
+static bool tilecopy_cancelled(TilecopyState *s, TilecopyJob *j)
+{
+    if (qatomic_read(&s->q[j->qi].gen) != j->gen ||
+        qatomic_read(&s->stopping)) {
+        j->cancelled = true;
+    }
+    return j->cancelled;
+}
+
+/*
+ * Account a write of @len bytes at @va: returns the bytes that may be
+ * written. Less than @len when the injected DMA error hits: the engine
+ * writes that much and reports the error at the first byte it did not.
+ */
+static uint64_t tilecopy_write_budget(TilecopyJob *j, uint64_t va,
+                                      uint64_t len)
+{
+    if (j->inject) {
+        if (len > j->inject_budget) {
+            len = j->inject_budget;
+            tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va + len);
+        }
+        j->inject_budget -= len;
+    }
+    j->moved += len;
+    return len;
+}
+
+static bool tilecopy_read_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
+                             void *buf, uint64_t len)
+{
+    uint8_t *d = buf;
+
+    while (len) {
+        uint64_t avail;
+        uint8_t *p = tilecopy_translate(s, j, va, false, &avail);
+
+        if (!p) {
+            return false;
+        }
+        avail = MIN(avail, len);
+        memcpy(d, p, avail);
+        d += avail;
+        va += avail;
+        len -= avail;
+    }
+    return true;
+}
+
+static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
+                              const void *buf, uint64_t len)
+{
+    const uint8_t *b = buf;
+
+    while (len) {
+        uint64_t avail, n;
+        uint8_t *p = tilecopy_translate(s, j, va, true, &avail);
+
+        if (!p) {
+            return false;
+        }
+        n = tilecopy_write_budget(j, va, MIN(avail, len));
+        memcpy(p, b, n);
+        if (n < MIN(avail, len)) {
+            return false;
+        }
+        avail = n;
+        b += avail;
+        va += avail;
+        len -= avail;
+    }
+    return true;
+}
+
+/* Contiguous run, memory to memory (both sides through the MMU). */
+static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
+                             uint64_t src, uint64_t len)
+{
+    while (len) {
+        uint64_t sa, da, n, w;
+        uint8_t *sp = tilecopy_translate(s, j, src, false, &sa);
+        uint8_t *dp;
+
+        if (!sp) {
+            return false;
+        }
+        dp = tilecopy_translate(s, j, dst, true, &da);
+        if (!dp) {
+            return false;
+        }
+        n = MIN(MIN(sa, da), len);
+        w = tilecopy_write_budget(j, dst, n);
+        memmove(dp, sp, w);
+        if (w < n) {
+            return false;
+        }
+        src += n;
+        dst += n;
+        len -= n;
+    }
+    return true;
+}
+
+/* ---- helpers: the tile buffer ------------------------------------------------ */
+
+/* out[c][r] = in[r][c]; in is rows x cols, elements of @es bytes. */
+static void tilecopy_transpose(uint8_t *out, const uint8_t *in, size_t rows,
+                               size_t cols, unsigned es)
+{
+    size_t r = 0, c, r0;
+
+#ifdef __SSE2__
+    if (es == 4) {
+        const uint32_t *i32 = (const uint32_t *)in;
+        uint32_t *o32 = (uint32_t *)out;
+
+        for (; r + 4 <= rows; r += 4) {
+            for (c = 0; c + 4 <= cols; c += 4) {
+                __m128i a = _mm_loadu_si128((const __m128i *)(i32 + (r + 0) * cols + c));
+                __m128i b = _mm_loadu_si128((const __m128i *)(i32 + (r + 1) * cols + c));
+                __m128i d = _mm_loadu_si128((const __m128i *)(i32 + (r + 2) * cols + c));
+                __m128i e = _mm_loadu_si128((const __m128i *)(i32 + (r + 3) * cols + c));
+                __m128i t0 = _mm_unpacklo_epi32(a, b);
+                __m128i t1 = _mm_unpacklo_epi32(d, e);
+                __m128i t2 = _mm_unpackhi_epi32(a, b);
+                __m128i t3 = _mm_unpackhi_epi32(d, e);
+
+                _mm_storeu_si128((__m128i *)(o32 + (c + 0) * rows + r),
+                                 _mm_unpacklo_epi64(t0, t1));
+                _mm_storeu_si128((__m128i *)(o32 + (c + 1) * rows + r),
+                                 _mm_unpackhi_epi64(t0, t1));
+                _mm_storeu_si128((__m128i *)(o32 + (c + 2) * rows + r),
+                                 _mm_unpacklo_epi64(t2, t3));
+                _mm_storeu_si128((__m128i *)(o32 + (c + 3) * rows + r),
+                                 _mm_unpackhi_epi64(t2, t3));
+            }
+            for (; c < cols; c++) {
+                for (r0 = r; r0 < r + 4; r0++) {
+                    o32[c * rows + r0] = i32[r0 * cols + c];
+                }
+            }
+        }
+    }
+#endif
+    /* The rest (and every other size): blocks of 8 rows for locality. */
+    for (; r < rows; r += 8) {
+        size_t rn = MIN(rows, r + 8);
+
+#define TILECOPY_T(type)                                                \
+        do {                                                            \
+            const type *it = (const type *)in;                          \
+            type *ot = (type *)out;                                     \
+            for (c = 0; c < cols; c++) {                                \
+                for (r0 = r; r0 < rn; r0++) {                           \
+                    ot[c * rows + r0] = it[r0 * cols + c];              \
+                }                                                       \
+            }                                                           \
+        } while (0)
+        switch (es) {
+        case 1:
+            TILECOPY_T(uint8_t);
+            break;
+        case 2:
+            TILECOPY_T(uint16_t);
+            break;
+        case 4:
+            TILECOPY_T(uint32_t);
+            break;
+        default:
+            TILECOPY_T(uint64_t);
+            break;
+        }
+#undef TILECOPY_T
+    }
+}
+
+/* ---- descriptors -------------------------------------------------------------- */
+
+/* A descriptor reduced to the dimensions that matter, strides in elements. */
+typedef struct TilecopyShape {
+    unsigned nd;
+    uint64_t e[DRM_TILECOPY_MAX_DIMS];
+    uint64_t ss[DRM_TILECOPY_MAX_DIMS];
+    uint64_t ds[DRM_TILECOPY_MAX_DIMS];
+} TilecopyShape;
+
+/* Highest byte offset touched, +1; false on overflow. */
+static bool tilecopy_footprint(const struct drm_tilecopy_desc *d,
+                               const __u64 *stride, uint64_t base,
+                               uint64_t *end)
+{
+    uint64_t off = 0, t;
+    unsigned k;
+
+    for (k = 0; k < d->ndims; k++) {
+        if (__builtin_mul_overflow((uint64_t)d->extent[k] - 1, stride[k], &t) ||
+            __builtin_add_overflow(off, t, &off)) {
+            return false;
+        }
+    }
+    if (__builtin_mul_overflow(off, (uint64_t)d->elem_size, &off) ||
+        __builtin_add_overflow(off, (uint64_t)d->elem_size, &off) ||
+        __builtin_add_overflow(off, base, end)) {
+        return false;
+    }
+    return true;
+}
+
+/* Every field checked; a guest mistake is logged and refused. */
+static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
+                                const struct drm_tilecopy_desc *d)
+{
+    const char *why = NULL;
+    uint64_t end;
+    unsigned k;
+
+    if (d->op < DRM_TILECOPY_OP_COPY || d->op > DRM_TILECOPY_OP_WRITE64) {
+        why = "unknown op";
+    } else if (!(j->ops & (1u << d->op))) {
+        why = "op not enabled by the firmware";
+    } else if (d->elem_size != 1 && d->elem_size != 2 && d->elem_size != 4 &&
+               d->elem_size != 8) {
+        why = "elem_size not 1, 2, 4 or 8";
+    } else if (d->ndims < 1 || d->ndims > DRM_TILECOPY_MAX_DIMS) {
+        why = "ndims out of 1..8";
+    } else if (d->flags) {
+        why = "flags not zero";
+    } else if (d->op != DRM_TILECOPY_OP_COPY && d->src) {
+        why = "src not zero for FILL/WRITE64";
+    }
+    for (k = 0; !why && k < DRM_TILECOPY_MAX_DIMS; k++) {
+        if (k < d->ndims && !d->extent[k]) {
+            why = "zero extent";
+        } else if (k >= d->ndims &&
+                   (d->extent[k] || d->src_stride[k] || d->dst_stride[k])) {
+            why = "extent or stride beyond ndims not zero";
+        }
+    }
+    if (!why && d->op == DRM_TILECOPY_OP_WRITE64 &&
+        (d->elem_size != 8 || d->ndims != 1 || d->extent[0] != 1)) {
+        why = "WRITE64 needs elem_size 8, ndims 1, extent 1";
+    }
+    if (!why && !tilecopy_footprint(d, d->dst_stride, d->dst, &end)) {
+        why = "destination footprint overflows";
+    }
+    if (!why && d->op == DRM_TILECOPY_OP_COPY &&
+        !tilecopy_footprint(d, d->src_stride, d->src, &end)) {
+        why = "source footprint overflows";
+    }
+    if (why) {
+        qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: bad descriptor: %s\n",
+                      j->qi, why);
+        j->status = DRM_TILECOPY_STATUS_BAD_DESC;
+        return false;
+    }
+    return true;
+}
+
+/* Drop extent-1 dimensions and merge dimensions that are one run. */
+static void tilecopy_shape(const struct drm_tilecopy_desc *d, bool copy,
+                           TilecopyShape *sh)
+{
+    unsigned k, n = 0;
+
+    for (k = 0; k < d->ndims; k++) {
+        uint64_t ss = copy ? d->src_stride[k] : 0;
+
+        if (d->extent[k] == 1) {
+            continue;
+        }
+        if (n && sh->ds[n - 1] * sh->e[n - 1] == d->dst_stride[k] &&
+            sh->ss[n - 1] * sh->e[n - 1] == ss) {
+            sh->e[n - 1] *= d->extent[k];
+            continue;
+        }
+        sh->e[n] = d->extent[k];
+        sh->ss[n] = ss;
+        sh->ds[n] = d->dst_stride[k];
+        n++;
+    }
+    if (!n) {
+        sh->e[0] = 1;
+        sh->ss[0] = sh->ds[0] = 1;
+        n = 1;
+    }
+    sh->nd = n;
+}
+
+/*
+ * Odometer over the dimensions in @mask (innermost first): advances
+ * idx[] and the byte offsets; false when done.
+ */
+static bool tilecopy_next(const TilecopyShape *sh, uint32_t mask,
+                          uint64_t *idx, uint64_t *soff, uint64_t *doff,
+                          unsigned es)
+{
+    unsigned k;
+
+    for (k = 0; k < sh->nd; k++) {
+        if (!(mask & (1u << k))) {
+            continue;
+        }
+        if (++idx[k] < sh->e[k]) {
+            *soff += sh->ss[k] * es;
+            *doff += sh->ds[k] * es;
+            return true;
+        }
+        *soff -= (idx[k] - 1) * sh->ss[k] * es;
+        *doff -= (idx[k] - 1) * sh->ds[k] * es;
+        idx[k] = 0;
+    }
+    return false;
+}
+
+/*
+ * Transposing copy through the tile buffer: dimension p is contiguous in
+ * the source, dimension q in the destination. A tile of bq rows of bp
+ * elements is gathered with contiguous row reads, transposed in the buffer
+ * and written as bp contiguous rows of bq elements.
+ */
+static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
+                                const struct drm_tilecopy_desc *d,
+                                const TilecopyShape *sh, unsigned p,
+                                unsigned q)
+{
+    unsigned es = d->elem_size;
+    uint64_t cap = s->tilebuf_size / 2 / es;
+    uint64_t bq, bp, p0, q0, i, n, m;
+    uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
+    uint64_t soff = 0, doff = 0;
+    uint32_t outer = ((1u << sh->nd) - 1) & ~(1u << p) & ~(1u << q);
+    uint8_t *in = s->tilebuf, *out = s->tilebuf + s->tilebuf_size / 2;
+
+    bq = MIN(sh->e[q], 256);
+    bp = MIN(sh->e[p], cap / bq);
+    if (bp < MIN(sh->e[p], 64)) {
+        bp = MIN(sh->e[p], 64);
+        bq = MIN(sh->e[q], cap / bp);
+    }
+    do {
+        for (q0 = 0; q0 < sh->e[q]; q0 += bq) {
+            for (p0 = 0; p0 < sh->e[p]; p0 += bp) {
+                uint64_t src = d->src + soff + (q0 * sh->ss[q] + p0) * es;
+                uint64_t dst = d->dst + doff + (p0 * sh->ds[p] + q0) * es;
+
+                if (tilecopy_cancelled(s, j)) {
+                    return false;
+                }
+                n = MIN(bp, sh->e[p] - p0);     /* elements per source row */
+                m = MIN(bq, sh->e[q] - q0);     /* source rows */
+                if (sh->ss[q] == n) {
+                    if (!tilecopy_read_va(s, j, src, in, m * n * es)) {
+                        return false;
+                    }
+                } else {
+                    for (i = 0; i < m; i++) {
+                        if (!tilecopy_read_va(s, j, src + i * sh->ss[q] * es,
+                                              in + i * n * es, n * es)) {
+                            return false;
+                        }
+                    }
+                }
+                tilecopy_transpose(out, in, m, n, es);
+                if (sh->ds[p] == m) {
+                    /* rows adjacent in the destination: one run */
+                    if (!tilecopy_write_va(s, j, dst, out, m * n * es)) {
+                        return false;
+                    }
+                } else {
+                    for (i = 0; i < n; i++) {
+                        if (!tilecopy_write_va(s, j, dst + i * sh->ds[p] * es,
+                                               out + i * m * es, m * es)) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+    } while (tilecopy_next(sh, outer, idx, &soff, &doff, es));
+    return true;
+}
+
+static bool tilecopy_exec_copy(TilecopyState *s, TilecopyJob *j,
+                               const struct drm_tilecopy_desc *d)
+{
+    unsigned es = d->elem_size, k, p = UINT_MAX, q = UINT_MAX;
+    uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
+    uint64_t soff = 0, doff = 0, i;
+    TilecopyShape sh;
+    uint8_t *buf = s->tilebuf;
+
+    tilecopy_shape(d, true, &sh);
+
+    /* Both innermost strides 1: contiguous runs. */
+    if (sh.ss[0] == 1 && sh.ds[0] == 1) {
+        do {
+            if (tilecopy_cancelled(s, j) ||
+                !tilecopy_copy_va(s, j, d->dst + doff, d->src + soff,
+                                  sh.e[0] * es)) {
+                return false;
+            }
+        } while (tilecopy_next(&sh, ((1u << sh.nd) - 1) & ~1u, idx, &soff,
+                               &doff, es));
+        return true;
+    }
+
+    /* A dimension contiguous on each side: transpose tiles. */
+    for (k = 0; k < sh.nd; k++) {
+        if (sh.ss[k] == 1 && sh.e[k] > 1 && p == UINT_MAX) {
+            p = k;
+        }
+        if (sh.ds[k] == 1 && sh.e[k] > 1 && q == UINT_MAX) {
+            q = k;
+        }
+    }
+    if (p != UINT_MAX && q != UINT_MAX && p != q) {
+        return tilecopy_exec_tiled(s, j, d, &sh, p, q);
+    }
+
+    /* Anything else (broadcast, strided both sides): element by element,
+     * a row of dimension 0 at a time through the tile buffer. */
+    do {
+        uint64_t row = sh.e[0], done, chunk;
+        uint64_t cap = s->tilebuf_size / es;
+
+        if (tilecopy_cancelled(s, j)) {
+            return false;
+        }
+        for (done = 0; done < row; done += chunk) {
+            chunk = MIN(cap, row - done);
+            if (sh.ss[0] == 1) {
+                if (!tilecopy_read_va(s, j, d->src + soff + done * es, buf,
+                                      chunk * es)) {
+                    return false;
+                }
+            }
+            for (i = 0; sh.ss[0] != 1 && i < chunk; i++) {
+                if (!tilecopy_read_va(s, j, d->src + soff +
+                                      (done + i) * sh.ss[0] * es,
+                                      buf + i * es, es)) {
+                    return false;
+                }
+            }
+            if (sh.ds[0] == 1) {
+                if (!tilecopy_write_va(s, j, d->dst + doff + done * es, buf,
+                                       chunk * es)) {
+                    return false;
+                }
+                continue;
+            }
+            for (i = 0; i < chunk; i++) {
+                if (!tilecopy_write_va(s, j, d->dst + doff +
+                                       (done + i) * sh.ds[0] * es,
+                                       buf + i * es, es)) {
+                    return false;
+                }
+            }
+        }
+    } while (tilecopy_next(&sh, ((1u << sh.nd) - 1) & ~1u, idx, &soff, &doff,
+                           es));
+    return true;
+}
+
+static bool tilecopy_exec_fill(TilecopyState *s, TilecopyJob *j,
+                               const struct drm_tilecopy_desc *d)
+{
+    unsigned es = d->elem_size;
+    uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
+    uint64_t soff = 0, doff = 0, value = cpu_to_le64(d->value), i, done, n;
+    uint64_t cap = s->tilebuf_size / es;
+    TilecopyShape sh;
+    uint8_t *buf = s->tilebuf;
+
+    tilecopy_shape(d, false, &sh);
+    /* A row of the pattern in the tile buffer, written run by run. */
+    for (i = 0; i < MIN(cap, sh.e[0]); i++) {
+        memcpy(buf + i * es, &value, es);
+    }
+    do {
+        if (tilecopy_cancelled(s, j)) {
+            return false;
+        }
+        for (done = 0; done < sh.e[0]; done += n) {
+            n = MIN(cap, sh.e[0] - done);
+            if (sh.ds[0] == 1) {
+                if (!tilecopy_write_va(s, j, d->dst + doff + done * es, buf,
+                                       n * es)) {
+                    return false;
+                }
+                continue;
+            }
+            for (i = 0; i < n; i++) {
+                if (!tilecopy_write_va(s, j, d->dst + doff +
+                                       (done + i) * sh.ds[0] * es, buf, es)) {
+                    return false;
+                }
+            }
+        }
+    } while (tilecopy_next(&sh, ((1u << sh.nd) - 1) & ~1u, idx, &soff, &doff,
+                           es));
+    return true;
+}
+
+static bool tilecopy_exec_desc(TilecopyState *s, TilecopyJob *j,
+                               const struct drm_tilecopy_desc *d)
+{
+    uint64_t value;
+
+    switch (d->op) {
+    case DRM_TILECOPY_OP_COPY:
+        return tilecopy_exec_copy(s, j, d);
+    case DRM_TILECOPY_OP_FILL:
+        return tilecopy_exec_fill(s, j, d);
+    default:
+        value = cpu_to_le64(d->value);
+        return tilecopy_write_va(s, j, d->dst, &value, 8);
+    }
+}
+
+static void tilecopy_desc_le(struct drm_tilecopy_desc *d)
+{
+    unsigned k;
+
+    d->op = le16_to_cpu(d->op);
+    d->flags = le32_to_cpu(d->flags);
+    d->src = le64_to_cpu(d->src);
+    d->dst = le64_to_cpu(d->dst);
+    d->value = le64_to_cpu(d->value);
+    for (k = 0; k < DRM_TILECOPY_MAX_DIMS; k++) {
+        d->extent[k] = le32_to_cpu(d->extent[k]);
+        d->src_stride[k] = le64_to_cpu(d->src_stride[k]);
+        d->dst_stride[k] = le64_to_cpu(d->dst_stride[k]);
+    }
+}
+
+/* Bytes the descriptor writes (for the injected DMA error). */
+static uint64_t tilecopy_desc_bytes(const struct drm_tilecopy_desc *d)
+{
+    uint64_t n = d->elem_size;
+    unsigned k;
+
+    for (k = 0; k < d->ndims; k++) {
+        n *= d->extent[k];
+    }
+    return n;
+}
+
+/* ---- the worker --------------------------------------------------------------- */
+
+/* Execute one ring entry; the outcome is left in @j. Runs without s->lock. */
+static void tilecopy_run_job(TilecopyState *s, TilecopyJob *j,
+                             const struct tc_ring_entry *re, bool inject)
+{
+    struct drm_tilecopy_desc d;
+    uint32_t i, count = le32_to_cpu(re->desc_count);
+    uint64_t addr = le64_to_cpu(re->desc_addr);
+
+    for (i = 0; i < count; i++) {
+        uint64_t da = addr + (uint64_t)i * TC_DESC_SIZE;
+
+        j->err_desc = i;
+        if (tilecopy_cancelled(s, j)) {
+            return;
+        }
+        if (!tilecopy_bus_read(s, da, &d, sizeof(d))) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "tilecopy: queue %u: descriptor %u at 0x%" PRIx64
+                          " unreadable\n", j->qi, i, da);
+            j->status = DRM_TILECOPY_STATUS_DMA_ERROR;
+            j->err_addr = da;
+            return;
+        }
+        tilecopy_desc_le(&d);
+        if (!tilecopy_desc_check(s, j, &d)) {
+            return;
+        }
+        j->inject = inject && i == count / 2;
+        j->inject_budget = tilecopy_desc_bytes(&d) / 2;
+        trace_tilecopy_desc(j->qi, i, d.op, d.elem_size, d.ndims, d.src, d.dst);
+        if (!tilecopy_exec_desc(s, j, &d)) {
+            return;
+        }
+        if (j->inject) {
+            /* never reached the budget (a tiny descriptor): fail at its end */
+            tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, d.dst);
+            return;
+        }
+    }
+}
+
+/* Sleep for delay-ns-per-kb; returns early on cancel. Called with lock. */
+static void tilecopy_delay(TilecopyState *s, TilecopyJob *j, uint64_t bytes)
+{
+    int64_t end = get_clock() + (int64_t)(bytes * s->delay_ns_per_kb / 1024);
+    int64_t left;
+
+    while ((left = end - get_clock()) > 0 && s->q[j->qi].gen == j->gen &&
+           !s->stopping) {
+        qemu_cond_timedwait(&s->work_cond, &s->lock,
+                            MAX(1, (int)MIN(left / 1000000, 1000)));
+    }
+}
+
+/* Pick a queue with work, round robin; called with s->lock held. */
+static int tilecopy_pick(TilecopyState *s)
+{
+    unsigned n;
+
+    for (n = 0; n < s->num_queues; n++) {
+        unsigned qi = (s->rr + n) % s->num_queues;
+        TilecopyQueue *q = &s->q[qi];
+
+        if ((q->ctrl & TC_Q_CTRL_ENABLE) && !(q->status & TC_Q_STATUS_HALTED) &&
+            !q->hung && q->ring_size && q->head != q->tail) {
+            s->rr = (qi + 1) % s->num_queues;
+            return qi;
+        }
+    }
+    return -1;
+}
+
+static void tilecopy_update_busy(TilecopyState *s)
+{
+    unsigned i;
+
+    s->status &= ~TC_STATUS_BUSY;
+    for (i = 0; i < s->num_queues; i++) {
+        if (s->q[i].status & TC_Q_STATUS_BUSY) {
+            s->status |= TC_STATUS_BUSY;
+        }
+    }
+}
+
+static void tilecopy_job_step(TilecopyState *s, unsigned qi)
+{
+    TilecopyQueue *q = &s->q[qi];
+    TilecopyJob *j = &s->job;
+    struct tc_ring_entry re;
+    uint64_t ea = q->ring_base + (uint64_t)q->head * TC_RING_ENTRY_SIZE;
+    uint64_t seqno = 0, jobno;
+    int64_t t0;
+    bool fw_ok, inject, ok_entry;
+    uint32_t ctx, k;
+
+    jobno = ++s->jobs_started;
+    q->status |= TC_Q_STATUS_BUSY;
+    tilecopy_update_busy(s);
+    if (s->hang_on_job && jobno == s->hang_on_job) {
+        /* Fault injection: the job never finishes until a reset. */
+        qemu_log_mask(LOG_UNIMP, "tilecopy: queue %u: job %" PRIu64
+                      " hangs (hang-on-job)\n", qi, jobno);
+        trace_tilecopy_hang(qi, jobno);
+        q->hung = true;
+        return;
+    }
+
+    j->qi = qi;
+    j->root = 0;
+    j->moved = 0;
+    j->status = DRM_TILECOPY_STATUS_OK;
+    j->err_addr = 0;
+    j->cancelled = false;
+    j->inject = false;
+    j->gen = q->gen;
+    j->ops = s->fw_ops;
+    j->tlb_gen = qatomic_read(&s->tlb_gen);
+    j->last[0] = j->last[1] = -1;
+    j->err_desc = TC_Q_ERR_DESC_NONE;
+    fw_ok = (s->status & TC_STATUS_FW_READY) && qi < s->fw_queues;
+    inject = s->dma_error_on_job && jobno == s->dma_error_on_job;
+    q->running = true;
+    qemu_mutex_unlock(&s->lock);
+
+    t0 = get_clock();
+    ok_entry = tilecopy_bus_read(s, ea, &re, sizeof(re));
+    if (!ok_entry) {
+        qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: ring entry at 0x%"
+                      PRIx64 " unreadable\n", qi, ea);
+        j->status = DRM_TILECOPY_STATUS_DMA_ERROR;
+        j->err_addr = ea;
+    } else {
+        seqno = le64_to_cpu(re.seqno);
+        ctx = le32_to_cpu(re.ctx);
+        trace_tilecopy_job_start(qi, seqno, le32_to_cpu(re.desc_count), ctx);
+        for (k = 0; k < ARRAY_SIZE(re.reserved); k++) {
+            ok_entry &= !re.reserved[k];
+        }
+        if (!fw_ok) {
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: job without "
+                          "running firmware\n", qi);
+            j->status = DRM_TILECOPY_STATUS_NO_FIRMWARE;
+        } else if (!ok_entry || re.flags || re.reserved0 || !re.desc_count ||
+                   ctx >= TC_NUM_CONTEXTS) {
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: malformed ring "
+                          "entry %u\n", qi, q->head);
+            j->status = DRM_TILECOPY_STATUS_BAD_DESC;
+        } else {
+            qemu_mutex_lock(&s->lock);
+            j->root = s->ctx_root[ctx];
+            qemu_mutex_unlock(&s->lock);
+            tilecopy_run_job(s, j, &re, inject);
+            if (j->status == DRM_TILECOPY_STATUS_OK) {
+                j->err_desc = TC_Q_ERR_DESC_NONE;
+            }
+        }
+    }
+    tilecopy_tlb_flush(s, j);
+    if (j->status != DRM_TILECOPY_STATUS_OK && !j->cancelled) {
+        trace_tilecopy_fault(qi, j->status, j->err_desc, j->err_addr);
+    }
+
+    qemu_mutex_lock(&s->lock);
+    if (s->delay_ns_per_kb && !j->cancelled) {
+        tilecopy_delay(s, j, j->moved);
+    }
+    q->running = false;
+    qemu_cond_broadcast(&s->idle_cond);
+    if (j->cancelled || q->gen != j->gen) {
+        return;     /* reset: the queue was cleared behind our back */
+    }
+    s->busy_ns += get_clock() - t0;
+    s->bytes_moved += j->moved;
+    q->status &= ~TC_Q_STATUS_BUSY;
+    if (j->status == DRM_TILECOPY_STATUS_OK) {
+        s->jobs_done++;
+        q->done_seqno = seqno;
+        q->head = (q->head + 1) & (q->ring_size - 1);
+        tilecopy_queue_event(s, qi, TC_Q_INT_DONE);
+    } else {
+        s->jobs_failed++;
+        q->status |= TC_Q_STATUS_HALTED;
+        q->err_code = j->status;
+        q->err_desc = j->err_desc;
+        q->err_addr = j->err_addr;
+        q->err_seqno = seqno;
+        tilecopy_queue_event(s, qi, TC_Q_INT_ERROR);
+    }
+    tilecopy_update_busy(s);
+    trace_tilecopy_job_done(qi, seqno, j->status, j->moved);
+}
+
+static void *tilecopy_worker(void *opaque)
+{
+    TilecopyState *s = opaque;
+
+    qemu_mutex_lock(&s->lock);
+    while (!s->stopping) {
+        int qi = tilecopy_pick(s);
+
+        if (qi < 0) {
+            qemu_cond_wait(&s->work_cond, &s->lock);
+            continue;
+        }
+        tilecopy_job_step(s, qi);
+        if (s->notify) {
+            qemu_mutex_unlock(&s->lock);
+            qemu_mutex_lock_iothread();
+            tilecopy_irq_flush(s);
+            qemu_mutex_unlock_iothread();
+            qemu_mutex_lock(&s->lock);
+        }
+    }
+    qemu_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+/* ---- resets ---------------------------------------------------------------------- */
+
+/* Stop queue @qi (cancelling its job) and clear it; called with lock held. */
+static void tilecopy_queue_reset(TilecopyState *s, unsigned qi, bool all)
+{
+    TilecopyQueue *q = &s->q[qi];
+
+    qatomic_set(&q->gen, q->gen + 1);
+    /* Stopped first, so that the worker cannot pick the queue again while
+     * this waits for it to leave the cancelled job. */
+    q->ctrl = 0;
+    q->head = q->tail = 0;
+    qemu_cond_broadcast(&s->work_cond);     /* interrupt a delay */
+    while (q->running) {
+        qemu_cond_wait(&s->idle_cond, &s->lock);
+    }
+    q->status = 0;
+    q->int_status = 0;
+    q->err_code = q->err_desc = 0;
+    q->err_addr = q->done_seqno = q->err_seqno = 0;
+    q->hung = false;
+    tilecopy_update_busy(s);
+    if (all) {
+        q->ring_base = 0;
+        q->ring_size = 0;
+        q->int_mask = 0;
+    }
+    trace_tilecopy_reset(qi);
+}
+
+static void tilecopy_engine_reset(TilecopyState *s)
+{
+    unsigned i;
+
+    for (i = 0; i < TC_MAX_QUEUES; i++) {
+        tilecopy_queue_reset(s, i, true);
+    }
+    s->status = 0;
+    s->fw_version = 0;
+    s->fw_status = TC_FW_STATUS_NONE;
+    s->fw_queues = s->fw_ops = 0;
+    s->fw_tile_rows = s->fw_tile_cols = 0;
+    s->int_status = 0;
+    s->int_mask = 0;
+    s->boot_size = 0;
+    memset(s->ctx_root, 0, sizeof(s->ctx_root));
+    s->jobs_done = s->jobs_failed = s->bytes_moved = s->busy_ns = 0;
+    memset(s->boot_mem, 0, TC_BOOT_WINDOW_SIZE);
+    qatomic_inc(&s->tlb_gen);
+    trace_tilecopy_reset(-1);
+}
+
+/* ---- firmware ---------------------------------------------------------------------- */
+
+static uint32_t tilecopy_fw_records(TilecopyState *s, const uint8_t *p,
+                                    uint32_t size)
+{
+    uint32_t off = 0, queues = 0, ops = 0, rows = 0, cols = 0;
+    bool have_q = false, have_ops = false;
+
+    while (off + 4 <= size) {
+        uint16_t type = lduw_le_p(p + off), len = lduw_le_p(p + off + 2);
+        const uint8_t *data = p + off + 4;
+
+        if (type == TC_FW_REC_END) {
+            if (!have_q || !have_ops || !queues || (ops & ~TC_OPS_ALL)) {
+                return TC_FW_STATUS_BAD_PAYLOAD;
+            }
+            s->fw_queues = MIN(queues, s->num_queues);
+            s->fw_ops = ops;
+            s->fw_tile_rows = rows;
+            s->fw_tile_cols = cols;
+            return TC_FW_STATUS_OK;
+        }
+        if (off + 4 + len > size) {
+            return TC_FW_STATUS_BAD_PAYLOAD;
+        }
+        switch (type) {
+        case TC_FW_REC_QUEUES:
+            if (len != 4) {
+                return TC_FW_STATUS_BAD_PAYLOAD;
+            }
+            queues = ldl_le_p(data);
+            have_q = true;
+            break;
+        case TC_FW_REC_OPS:
+            if (len != 4) {
+                return TC_FW_STATUS_BAD_PAYLOAD;
+            }
+            ops = ldl_le_p(data);
+            have_ops = true;
+            break;
+        case TC_FW_REC_TILE:
+            if (len != 8) {
+                return TC_FW_STATUS_BAD_PAYLOAD;
+            }
+            rows = ldl_le_p(data);
+            cols = ldl_le_p(data + 4);
+            if (!rows || !cols) {
+                return TC_FW_STATUS_BAD_PAYLOAD;
+            }
+            break;
+        default:        /* NAME and records of later formats: skipped */
+            break;
+        }
+        off += 4 + ROUND_UP(len, 4);
+    }
+    return TC_FW_STATUS_BAD_PAYLOAD;    /* no END record */
+}
+
+static uint32_t tilecopy_fw_check(TilecopyState *s, uint32_t size)
+{
+    struct tc_fw_header h;
+    uint32_t crc, want;
+
+    if (size > TC_BOOT_WINDOW_SIZE) {
+        return TC_FW_STATUS_BAD_FORMAT;
+    }
+    if (size < sizeof(h)) {
+        return TC_FW_STATUS_TRUNCATED;
+    }
+    memcpy(&h, s->boot_mem, sizeof(h));
+    if (le32_to_cpu(h.magic) != TC_FW_MAGIC) {
+        return TC_FW_STATUS_BAD_MAGIC;
+    }
+    if (le16_to_cpu(h.format_version) != TC_FW_FORMAT_VERSION ||
+        le16_to_cpu(h.header_size) != sizeof(h)) {
+        return TC_FW_STATUS_BAD_FORMAT;
+    }
+    want = le32_to_cpu(h.header_crc32);
+    h.header_crc32 = 0;
+    crc = crc32(0, (const Bytef *)&h, sizeof(h));
+    if (crc != want) {
+        return TC_FW_STATUS_BAD_CRC;
+    }
+    if ((le32_to_cpu(h.hw_version) >> 16) != (TC_HW_VERSION >> 16) ||
+        le32_to_cpu(h.tilebuf_size) > s->tilebuf_size) {
+        return TC_FW_STATUS_BAD_HW;
+    }
+    if (le32_to_cpu(h.payload_size) > size - sizeof(h)) {
+        return TC_FW_STATUS_TRUNCATED;
+    }
+    crc = crc32(0, s->boot_mem + sizeof(h), le32_to_cpu(h.payload_size));
+    if (crc != le32_to_cpu(h.payload_crc32)) {
+        return TC_FW_STATUS_BAD_CRC;
+    }
+    s->fw_version = le32_to_cpu(h.fw_version);
+    return tilecopy_fw_records(s, s->boot_mem + sizeof(h),
+                               le32_to_cpu(h.payload_size));
+}
+
+/* BOOT_START: validate the image in the boot window; called with lock. */
+static void tilecopy_fw_boot(TilecopyState *s)
+{
+    static const char *const names[] = {
+        "none", "ok", "bad magic", "bad format", "truncated", "bad crc",
+        "wrong hw version", "bad payload",
+    };
+    uint32_t st;
+
+    s->status &= ~(TC_STATUS_FW_READY | TC_STATUS_FW_ERROR);
+    s->fw_version = 0;
+    s->fw_queues = s->fw_ops = 0;
+    st = tilecopy_fw_check(s, s->boot_size);
+    s->fw_status = st;
+    if (st == TC_FW_STATUS_OK) {
+        s->status |= TC_STATUS_FW_READY;
+        tilecopy_global_event(s, TC_INT_FW_READY);
+    } else {
+        s->fw_version = 0;
+        s->fw_queues = s->fw_ops = 0;
+        s->status |= TC_STATUS_FW_ERROR;
+        qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: firmware refused: %s\n",
+                      names[st]);
+        tilecopy_global_event(s, TC_INT_FW_ERROR);
+    }
+    trace_tilecopy_fw_boot(s->boot_size, st, s->fw_version);
+    qemu_cond_broadcast(&s->work_cond);
+}
+
+/* ---- MMIO ---------------------------------------------------------------------------- */
+
+static uint64_t tilecopy_queue_read(TilecopyState *s, unsigned qi,
+                                    unsigned reg)
+{
+    TilecopyQueue *q = &s->q[qi];
+
+    switch (reg) {
+    case TC_Q_RING_BASE_LO:
+        return (uint32_t)q->ring_base;
+    case TC_Q_RING_BASE_HI:
+        return q->ring_base >> 32;
+    case TC_Q_RING_SIZE:
+        return q->ring_size;
+    case TC_Q_HEAD:
+        return q->head;
+    case TC_Q_TAIL:
+        return q->tail;
+    case TC_Q_CTRL:
+        return q->ctrl;
+    case TC_Q_STATUS:
+        return q->status;
+    case TC_Q_INT_STATUS:
+        return q->int_status;
+    case TC_Q_INT_MASK:
+        return q->int_mask;
+    case TC_Q_ERR_CODE:
+        return q->err_code;
+    case TC_Q_ERR_DESC:
+        return q->err_desc;
+    case TC_Q_ERR_ADDR_LO:
+        return (uint32_t)q->err_addr;
+    case TC_Q_ERR_ADDR_HI:
+        return q->err_addr >> 32;
+    case TC_Q_DONE_SEQNO_LO:
+        return (uint32_t)q->done_seqno;
+    case TC_Q_DONE_SEQNO_HI:
+        return q->done_seqno >> 32;
+    case TC_Q_ERR_SEQNO_LO:
+        return (uint32_t)q->err_seqno;
+    case TC_Q_ERR_SEQNO_HI:
+        return q->err_seqno >> 32;
+    case TC_Q_DOORBELL:
+        return 0;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: read of unknown queue register "
+                  "0x%x\n", reg);
+    return 0;
+}
+
+static uint64_t tilecopy_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    TilecopyState *s = opaque;
+    uint64_t val = 0;
+
+    qemu_mutex_lock(&s->lock);
+    if (addr >= TC_Q_BASE(0) && addr < TC_Q_BASE(TC_MAX_QUEUES)) {
+        unsigned qi = (addr - TC_Q_BASE(0)) / 0x100;
+
+        if (qi < s->num_queues) {
+            val = tilecopy_queue_read(s, qi, addr & 0xff);
+        } else {
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: read of absent queue "
+                          "%u\n", qi);
+        }
+    } else if (addr >= TC_REG_CTX_ROOT_LO(0) &&
+               addr < TC_REG_CTX_ROOT_LO(TC_NUM_CONTEXTS)) {
+        uint64_t root = s->ctx_root[(addr - TC_REG_CTX_ROOT_LO(0)) / 8];
+
+        val = (addr & 4) ? root >> 32 : (uint32_t)root;
+    } else {
+        switch (addr) {
+        case TC_REG_ID:
+            val = TC_ID_VALUE;
+            break;
+        case TC_REG_VERSION:
+            val = TC_HW_VERSION;
+            break;
+        case TC_REG_NUM_QUEUES:
+            val = s->num_queues;
+            break;
+        case TC_REG_TILEBUF_SIZE:
+            val = s->tilebuf_size;
+            break;
+        case TC_REG_MAX_DIMS:
+            val = DRM_TILECOPY_MAX_DIMS;
+            break;
+        case TC_REG_VA_BITS:
+            val = TC_VA_BITS;
+            break;
+        case TC_REG_NUM_CONTEXTS:
+            val = TC_NUM_CONTEXTS;
+            break;
+        case TC_REG_CTRL:
+        case TC_REG_BOOT_CTRL:
+        case TC_REG_MMU_INVALIDATE:
+        case TC_REG_MMU_INVALIDATE_ALL:
+            val = 0;
+            break;
+        case TC_REG_STATUS:
+            val = s->status;
+            break;
+        case TC_REG_FW_VERSION:
+            val = s->fw_version;
+            break;
+        case TC_REG_FW_STATUS:
+            val = s->fw_status;
+            break;
+        case TC_REG_INT_STATUS:
+            val = s->int_status;
+            break;
+        case TC_REG_INT_MASK:
+            val = s->int_mask;
+            break;
+        case TC_REG_BOOT_SIZE:
+            val = s->boot_size;
+            break;
+        case TC_REG_JOBS_DONE_LO:
+        case TC_REG_JOBS_DONE_HI:
+            val = s->jobs_done >> (addr & 4 ? 32 : 0);
+            break;
+        case TC_REG_JOBS_FAILED_LO:
+        case TC_REG_JOBS_FAILED_HI:
+            val = s->jobs_failed >> (addr & 4 ? 32 : 0);
+            break;
+        case TC_REG_BYTES_MOVED_LO:
+        case TC_REG_BYTES_MOVED_HI:
+            val = s->bytes_moved >> (addr & 4 ? 32 : 0);
+            break;
+        case TC_REG_BUSY_NS_LO:
+        case TC_REG_BUSY_NS_HI:
+            val = s->busy_ns >> (addr & 4 ? 32 : 0);
+            break;
+        default:
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: read of unknown register "
+                          "0x%" HWADDR_PRIx "\n", addr);
+            break;
+        }
+    }
+    qemu_mutex_unlock(&s->lock);
+    val = (uint32_t)val;
+    trace_tilecopy_mmio_read(addr, val);
+    return val;
+}
+
+static void tilecopy_queue_write(TilecopyState *s, unsigned qi, unsigned reg,
+                                 uint32_t val)
+{
+    TilecopyQueue *q = &s->q[qi];
+
+    switch (reg) {
+    case TC_Q_RING_BASE_LO:
+        if (val & 63) {
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: ring base not "
+                          "64-byte aligned\n", qi);
+        }
+        q->ring_base = deposit64(q->ring_base, 0, 32, val & ~63u);
+        break;
+    case TC_Q_RING_BASE_HI:
+        q->ring_base = deposit64(q->ring_base, 32, 32, val);
+        break;
+    case TC_Q_RING_SIZE:
+        if (!val || (val & (val - 1)) || val > TC_RING_MAX) {
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: ring size %u "
+                          "is not a power of 2 <= %u\n", qi, val, TC_RING_MAX);
+            break;
+        }
+        q->ring_size = val;
+        q->head &= val - 1;
+        q->tail &= val - 1;
+        break;
+    case TC_Q_TAIL:
+        if (!q->ring_size || val >= q->ring_size) {
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: tail %u outside "
+                          "the ring\n", qi, val);
+            break;
+        }
+        q->tail = val;
+        break;
+    case TC_Q_DOORBELL:
+        qemu_cond_broadcast(&s->work_cond);
+        break;
+    case TC_Q_CTRL:
+        if (val & TC_Q_CTRL_RESET) {
+            tilecopy_queue_reset(s, qi, false);
+            break;
+        }
+        q->ctrl = val & TC_Q_CTRL_ENABLE;
+        qemu_cond_broadcast(&s->work_cond);
+        break;
+    case TC_Q_INT_STATUS:
+        q->int_status &= ~val;
+        break;
+    case TC_Q_INT_MASK:
+        if (val & ~q->int_mask & q->int_status) {
+            s->notify |= 1u << qi;      /* unmasked a pending event */
+        }
+        q->int_mask = val & (TC_Q_INT_DONE | TC_Q_INT_ERROR);
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: write to read-only or unknown "
+                      "queue register 0x%x\n", reg);
+        break;
+    }
+}
+
+static void tilecopy_mmio_write(void *opaque, hwaddr addr, uint64_t val,
+                                unsigned size)
+{
+    TilecopyState *s = opaque;
+
+    trace_tilecopy_mmio_write(addr, val);
+    qemu_mutex_lock(&s->lock);
+    if (addr >= TC_Q_BASE(0) && addr < TC_Q_BASE(TC_MAX_QUEUES)) {
+        unsigned qi = (addr - TC_Q_BASE(0)) / 0x100;
+
+        if (qi < s->num_queues) {
+            tilecopy_queue_write(s, qi, addr & 0xff, val);
+        } else {
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: write to absent queue "
+                          "%u\n", qi);
+        }
+    } else if (addr >= TC_REG_CTX_ROOT_LO(0) &&
+               addr < TC_REG_CTX_ROOT_LO(TC_NUM_CONTEXTS)) {
+        uint64_t *root = &s->ctx_root[(addr - TC_REG_CTX_ROOT_LO(0)) / 8];
+
+        *root = deposit64(*root, addr & 4 ? 32 : 0, 32, val);
+    } else {
+        switch (addr) {
+        case TC_REG_CTRL:
+            if (val & TC_CTRL_RESET) {
+                tilecopy_engine_reset(s);
+                tilecopy_global_event(s, TC_INT_RESET_DONE);
+            }
+            break;
+        case TC_REG_INT_STATUS:
+            s->int_status &= ~val;
+            break;
+        case TC_REG_INT_MASK:
+            if (val & ~s->int_mask & s->int_status) {
+                s->notify |= 1u << s->num_queues;
+            }
+            s->int_mask = val & (TC_INT_FW_READY | TC_INT_FW_ERROR |
+                                 TC_INT_RESET_DONE);
+            break;
+        case TC_REG_BOOT_SIZE:
+            s->boot_size = val;
+            break;
+        case TC_REG_BOOT_CTRL:
+            if (val & TC_BOOT_START) {
+                tilecopy_fw_boot(s);
+            }
+            break;
+        case TC_REG_MMU_INVALIDATE:
+            if (val >= TC_NUM_CONTEXTS) {
+                qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: invalidate of "
+                              "context %u\n", (unsigned)val);
+            }
+            /* The TLB holds one job's (so one context's) entries. */
+            qatomic_inc(&s->tlb_gen);
+            break;
+        case TC_REG_MMU_INVALIDATE_ALL:
+            qatomic_inc(&s->tlb_gen);
+            break;
+        default:
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: write to read-only or "
+                          "unknown register 0x%" HWADDR_PRIx "\n", addr);
+            break;
+        }
+    }
+    qemu_mutex_unlock(&s->lock);
+    tilecopy_irq_flush(s);
+}
+
+static const MemoryRegionOps tilecopy_mmio_ops = {
+    .read = tilecopy_mmio_read,
+    .write = tilecopy_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+/* BAR2: plain SRAM holding the firmware image. */
+static uint64_t tilecopy_boot_read(void *opaque, hwaddr addr, unsigned size)
+{
+    TilecopyState *s = opaque;
+
+    return ldn_le_p(s->boot_mem + addr, size);
+}
+
+static void tilecopy_boot_write(void *opaque, hwaddr addr, uint64_t val,
+                                unsigned size)
+{
+    TilecopyState *s = opaque;
+
+    stn_le_p(s->boot_mem + addr, size, val);
+}
+
+static const MemoryRegionOps tilecopy_boot_ops = {
+    .read = tilecopy_boot_read,
+    .write = tilecopy_boot_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+    },
+};
+
+/* ---- realize / unrealize ---------------------------------------------------------------- */
+
+static void tilecopy_realize(PCIDevice *pdev, Error **errp)
+{
+    TilecopyState *s = TILECOPY(pdev);
+    unsigned v;
+
+    if (s->num_queues < 1 || s->num_queues > TC_MAX_QUEUES) {
+        error_setg(errp, "tilecopy: queues must be 1..%d", TC_MAX_QUEUES);
+        return;
+    }
+    if (s->tilebuf_size < 4 * KiB || s->tilebuf_size > 64 * MiB ||
+        s->tilebuf_size % 64) {
+        error_setg(errp, "tilecopy: tilebuf-size must be a multiple of 64 "
+                   "in 4 KiB..64 MiB");
+        return;
+    }
+    pci_config_set_interrupt_pin(pdev->config, 1);
+
+    memory_region_init_io(&s->mmio, OBJECT(s), &tilecopy_mmio_ops, s,
+                          "tilecopy-regs", TC_REGS_SIZE);
+    pci_register_bar(pdev, TC_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->mmio);
+    if (msix_init_exclusive_bar(pdev, s->num_queues + 1, TC_BAR_MSIX, errp)) {
+        return;
+    }
+    for (v = 0; v <= s->num_queues; v++) {
+        msix_vector_use(pdev, v);
+    }
+    s->boot_mem = g_malloc0(TC_BOOT_WINDOW_SIZE);
+    memory_region_init_io(&s->boot, OBJECT(s), &tilecopy_boot_ops, s,
+                          "tilecopy-boot", TC_BOOT_WINDOW_SIZE);
+    pci_register_bar(pdev, TC_BAR_BOOT, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->boot);
+    s->tilebuf = g_malloc(s->tilebuf_size);
+
+    qemu_mutex_init(&s->lock);
+    qemu_cond_init(&s->work_cond);
+    qemu_cond_init(&s->idle_cond);
+    s->job.last[0] = s->job.last[1] = -1;
+    s->stopping = false;
+    qemu_thread_create(&s->thread, "tilecopy", tilecopy_worker, s,
+                       QEMU_THREAD_JOINABLE);
+}
+
+static void tilecopy_exit(PCIDevice *pdev)
+{
+    TilecopyState *s = TILECOPY(pdev);
+
+    qemu_mutex_lock(&s->lock);
+    qatomic_set(&s->stopping, true);
+    qemu_cond_broadcast(&s->work_cond);
+    qemu_mutex_unlock(&s->lock);
+    qemu_thread_join(&s->thread);
+
+    qemu_cond_destroy(&s->idle_cond);
+    qemu_cond_destroy(&s->work_cond);
+    qemu_mutex_destroy(&s->lock);
+    msix_uninit_exclusive_bar(pdev);
+    g_free(s->tilebuf);
+    g_free(s->boot_mem);
+}
+
+static void tilecopy_qdev_reset(DeviceState *dev)
+{
+    TilecopyState *s = TILECOPY(dev);
+
+    qemu_mutex_lock(&s->lock);
+    tilecopy_engine_reset(s);
+    qemu_mutex_unlock(&s->lock);
+    pci_set_irq(&s->pdev, 0);
+}
+
+/* ---- properties, class, type -------------------------------------------------------------- */
+
+static Property tilecopy_properties[] = {
+    DEFINE_PROP_UINT32("queues", TilecopyState, num_queues, 4),
+    DEFINE_PROP_UINT32("tilebuf-size", TilecopyState, tilebuf_size, 256 * KiB),
+    DEFINE_PROP_UINT32("hang-on-job", TilecopyState, hang_on_job, 0),
+    DEFINE_PROP_UINT32("dma-error-on-job", TilecopyState, dma_error_on_job, 0),
+    DEFINE_PROP_UINT32("delay-ns-per-kb", TilecopyState, delay_ns_per_kb, 0),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+/* Jobs run on a host thread against live guest memory: not migratable. */
+static const VMStateDescription tilecopy_vmstate = {
+    .name = "tilecopy",
+    .unmigratable = 1,
+};
+
+static void tilecopy_class_init(ObjectClass *class, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(class);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(class);
+
+    k->realize = tilecopy_realize;
+    k->exit = tilecopy_exit;
+    k->vendor_id = TC_PCI_VENDOR_ID;
+    k->device_id = TC_PCI_DEVICE_ID;
+    k->revision = 1;
+    k->class_id = TC_PCI_CLASS;
+    dc->desc = "tilecopy DMA tile-copy engine";
+    dc->reset = tilecopy_qdev_reset;
+    dc->vmsd = &tilecopy_vmstate;
+    device_class_set_props(dc, tilecopy_properties);
+    set_bit(DEVICE_CATEGORY_MISC, dc->categories);
+}
+
+static const TypeInfo tilecopy_info = {
+    .name          = TYPE_TILECOPY,
+    .parent        = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(TilecopyState),
+    .class_init    = tilecopy_class_init,
+    .interfaces    = (InterfaceInfo[]) {
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void tilecopy_register_types(void)
+{
+    type_register_static(&tilecopy_info);
+}
+
+type_init(tilecopy_register_types)

@@ -1,0 +1,1376 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_device.c - the tilecopy engine (QEMU device model) driven through its
+ * registers: identification, firmware boot, rings, every descriptor kind,
+ * transposing copies checked against a reference, MMU translation and
+ * faults, injected faults, resets, several queues, two instances, counters,
+ * MSI-X. Each case starts its own QEMU (-accel qtest).
+ *
+ * Exit 77 (skip) when the QEMU binary is absent.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "qtest.h"
+
+#define SLOT		4
+#define VA_BASE		0x1000000000ull	/* 64 GiB: inside the 39-bit space */
+#define WAIT_MS		20000
+#define OPS_ALL		((1u << DRM_TILECOPY_OP_COPY) | (1u << DRM_TILECOPY_OP_FILL) | \
+			 (1u << DRM_TILECOPY_OP_WRITE64))
+
+/* One VM with one engine, booted or not; one MMU context (0). */
+struct env {
+	struct qts *q;
+	struct tcdev d;
+	struct mmu mmu;
+	uint64_t va_next;
+};
+
+static void env_up(struct env *e, const char *props, int boot)
+{
+	char dev[256];
+
+	snprintf(dev, sizeof(dev), "-device tilecopy,addr=%02x.0%s%s", SLOT,
+		 props && *props ? "," : "", props ? props : "");
+	e->q = qts_start(0, dev);
+	tcdev_init(&e->d, e->q, SLOT, QT_BAR_BASE);
+	mmu_init(&e->mmu, e->q);
+	tc_wr(&e->d, TC_REG_CTX_ROOT_LO(0), (uint32_t)e->mmu.root);
+	tc_wr(&e->d, TC_REG_CTX_ROOT_HI(0), e->mmu.root >> 32);
+	e->va_next = VA_BASE;
+	if (boot)
+		tc_boot_good(&e->d);
+}
+
+static void env_down(struct env *e)
+{
+	qts_quit(e->q);
+}
+
+/* A buffer in guest RAM mapped at a fresh VA, followed by an unmapped
+ * guard page. Returns the VA; *gpa gets the physical address. */
+static uint64_t env_buf(struct env *e, uint64_t size, uint64_t perm, uint64_t *gpa)
+{
+	uint64_t pages = (size + TC_PAGE_SIZE - 1) / TC_PAGE_SIZE;
+	uint64_t pa = qts_alloc(e->q, pages * TC_PAGE_SIZE, TC_PAGE_SIZE);
+	uint64_t va = e->va_next;
+
+	mmu_map(&e->mmu, va, pa, pages * TC_PAGE_SIZE, perm);
+	e->va_next += (pages + 1) * TC_PAGE_SIZE;
+	if (gpa)
+		*gpa = pa;
+	return va;
+}
+
+/* Host pointer behind a device VA of context 0 (walks the test's tables). */
+static uint8_t *va_host(struct env *e, uint64_t va)
+{
+	uint64_t table = e->mmu.root, pte;
+	int level;
+
+	for (level = 0; level < 3; level++) {
+		pte = ((uint64_t *)qts_ptr(e->q, table))[(va >> (30 - 9 * level)) & 511];
+		ck_assert_msg(pte & TC_PTE_VALID, "test VA 0x%llx unmapped", (unsigned long long)va);
+		table = pte & TC_PTE_ADDR_MASK;
+	}
+	return qts_ptr(e->q, table) + (va & (TC_PAGE_SIZE - 1));
+}
+
+static void va_fill_random(struct env *e, uint64_t va, uint64_t len, uint64_t seed)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		*va_host(e, va + i) = seed >> 56;
+	}
+}
+
+/* Last-dimension-fastest iteration of a descriptor, calling @fn per element. */
+static void desc_for_each(const struct drm_tilecopy_desc *d,
+			  void (*fn)(void *ctx, uint64_t soff, uint64_t doff), void *ctx)
+{
+	uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 }, soff, doff;
+	int k;
+
+	for (;;) {
+		soff = doff = 0;
+		for (k = 0; k < d->ndims; k++) {
+			soff += idx[k] * d->src_stride[k] * d->elem_size;
+			doff += idx[k] * d->dst_stride[k] * d->elem_size;
+		}
+		fn(ctx, soff, doff);
+		for (k = 0; k < d->ndims; k++) {
+			if (++idx[k] < d->extent[k])
+				break;
+			idx[k] = 0;
+		}
+		if (k == d->ndims)
+			return;
+	}
+}
+
+struct ref_ctx {
+	struct env *e;
+	const struct drm_tilecopy_desc *d;
+	uint8_t *exp;		/* expected image of [dst_base, dst_base + len) */
+	uint64_t dst_base;
+};
+
+static void ref_elem(void *c, uint64_t soff, uint64_t doff)
+{
+	struct ref_ctx *r = c;
+	uint64_t v = r->d->value;
+	unsigned b;
+
+	for (b = 0; b < r->d->elem_size; b++) {
+		uint8_t byte = r->d->op == DRM_TILECOPY_OP_COPY ?
+			*va_host(r->e, r->d->src + soff + b) : (uint8_t)(v >> (8 * b));
+
+		r->exp[r->d->dst + doff + b - r->dst_base] = byte;
+	}
+}
+
+/* Snapshot [dst_base, +len), apply @d on the snapshot with the reference
+ * semantics; the caller runs the job and compares with expect_equal(). */
+static uint8_t *ref_expect(struct env *e, const struct drm_tilecopy_desc *d,
+			   uint64_t dst_base, uint64_t len)
+{
+	struct ref_ctx r = { e, d, malloc(len), dst_base };
+	uint64_t i;
+
+	for (i = 0; i < len; i++)
+		r.exp[i] = *va_host(e, dst_base + i);
+	desc_for_each(d, ref_elem, &r);
+	return r.exp;
+}
+
+static void expect_equal(struct env *e, const uint8_t *exp, uint64_t dst_base,
+			 uint64_t len, const char *what)
+{
+	uint64_t i;
+
+	for (i = 0; i < len; i++) {
+		uint8_t got = *va_host(e, dst_base + i);
+
+		ck_assert_msg(got == exp[i], "%s: byte %llu: got 0x%02x want 0x%02x", what,
+			      (unsigned long long)i, got, exp[i]);
+	}
+}
+
+static void desc_copy(struct drm_tilecopy_desc *d, unsigned es, uint64_t src,
+		      uint64_t dst, unsigned nd, const uint32_t *ext,
+		      const uint64_t *ss, const uint64_t *ds)
+{
+	unsigned k;
+
+	memset(d, 0, sizeof(*d));
+	d->op = DRM_TILECOPY_OP_COPY;
+	d->elem_size = es;
+	d->ndims = nd;
+	d->src = src;
+	d->dst = dst;
+	for (k = 0; k < nd; k++) {
+		d->extent[k] = ext[k];
+		d->src_stride[k] = ss[k];
+		d->dst_stride[k] = ds[k];
+	}
+}
+
+/* Run one job of @n descriptors on queue 0 and wait; returns Q_STATUS. */
+static uint32_t run_job(struct env *e, struct ring *r, const struct drm_tilecopy_desc *descs,
+			unsigned n, uint64_t seqno)
+{
+	uint64_t gpa;
+	struct drm_tilecopy_desc *d = desc_alloc(e->q, n, &gpa);
+	uint32_t st;
+
+	memcpy(d, descs, n * sizeof(*d));
+	ring_submit(&e->d, 0, r, gpa, n, 0, seqno);
+	st = tc_wait(&e->d, 0, WAIT_MS);
+	ck_assert_msg(!(st & 0x80000000u), "job %llu timed out", (unsigned long long)seqno);
+	return st;
+}
+
+static void assert_ok(struct env *e, uint32_t st, uint64_t seqno)
+{
+	ck_assert_msg(!(st & TC_Q_STATUS_HALTED), "queue halted: code %u desc %u addr 0x%llx",
+		      tc_qrd(&e->d, 0, TC_Q_ERR_CODE), tc_qrd(&e->d, 0, TC_Q_ERR_DESC),
+		      (unsigned long long)tc_rd64(&e->d, TC_Q_BASE(0) + TC_Q_ERR_ADDR_LO));
+	ck_assert_uint_eq(tc_rd64(&e->d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), seqno);
+}
+
+static void assert_fault(struct env *e, uint32_t st, uint32_t code, uint32_t desc,
+			 uint64_t addr, uint64_t seqno)
+{
+	ck_assert_msg(st & TC_Q_STATUS_HALTED, "queue not halted");
+	ck_assert_uint_eq(tc_qrd(&e->d, 0, TC_Q_ERR_CODE), code);
+	ck_assert_uint_eq(tc_qrd(&e->d, 0, TC_Q_ERR_DESC), desc);
+	if (addr != ~0ull)
+		ck_assert_uint_eq(tc_rd64(&e->d, TC_Q_BASE(0) + TC_Q_ERR_ADDR_LO), addr);
+	ck_assert_uint_eq(tc_rd64(&e->d, TC_Q_BASE(0) + TC_Q_ERR_SEQNO_LO), seqno);
+	ck_assert(tc_qrd(&e->d, 0, TC_Q_INT_STATUS) & TC_Q_INT_ERROR);
+}
+
+/* Queue reset, then a fresh ring. */
+static void queue_renew(struct env *e, struct ring *r)
+{
+	tc_qwr(&e->d, 0, TC_Q_CTRL, TC_Q_CTRL_RESET);
+	ck_assert_uint_eq(tc_qrd(&e->d, 0, TC_Q_STATUS), 0);
+	ck_assert_uint_eq(tc_qrd(&e->d, 0, TC_Q_HEAD), 0);
+	ck_assert_uint_eq(tc_qrd(&e->d, 0, TC_Q_TAIL), 0);
+	ck_assert_uint_eq(tc_qrd(&e->d, 0, TC_Q_ERR_CODE), 0);
+	ring_setup(&e->d, 0, r, 16);
+}
+
+/* ---- identification --------------------------------------------------------- */
+
+START_TEST(test_id)
+{
+	struct env e;
+
+	env_up(&e, NULL, 0);
+	ck_assert_uint_eq(pci_cfg_read(e.q, SLOT, 0), TC_PCI_DEVICE_ID << 16 | TC_PCI_VENDOR_ID);
+	ck_assert_uint_eq(pci_cfg_read(e.q, SLOT, 8) >> 16, TC_PCI_CLASS);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_ID), TC_ID_VALUE);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_VERSION), TC_HW_VERSION);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_NUM_QUEUES), 4);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_TILEBUF_SIZE), 262144);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_MAX_DIMS), DRM_TILECOPY_MAX_DIMS);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_VA_BITS), TC_VA_BITS);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_NUM_CONTEXTS), TC_NUM_CONTEXTS);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS), 0);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_FW_STATUS), TC_FW_STATUS_NONE);
+	/* context roots are read/write */
+	tc_wr(&e.d, TC_REG_CTX_ROOT_HI(63), 0x12);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_CTX_ROOT_LO(63)), 0x12ull << 32);
+	/* an unknown register reads 0 and is logged as a guest error */
+	ck_assert_uint_eq(tc_rd(&e.d, 0x0ffc), 0);
+	{
+		char *log = qts_log(e.q);
+
+		ck_assert_msg(strstr(log, "tilecopy: read of unknown register"), "log: %s", log);
+		free(log);
+	}
+	env_down(&e);
+}
+END_TEST
+
+START_TEST(test_id_properties)
+{
+	struct env e;
+
+	env_up(&e, "queues=2,tilebuf-size=65536", 0);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_NUM_QUEUES), 2);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_TILEBUF_SIZE), 65536);
+	/* queue 2 does not exist: reads 0 */
+	ck_assert_uint_eq(tc_qrd(&e.d, 2, TC_Q_RING_SIZE), 0);
+	env_down(&e);
+}
+END_TEST
+
+/* ---- firmware ------------------------------------------------------------------ */
+
+START_TEST(test_fw_good)
+{
+	struct env e;
+
+	env_up(&e, NULL, 0);
+	tc_wr(&e.d, TC_REG_INT_MASK, TC_INT_FW_READY | TC_INT_FW_ERROR);
+	tc_boot_good(&e.d);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_FW_VERSION), 0x010203);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS) & (TC_STATUS_FW_READY | TC_STATUS_FW_ERROR),
+			  TC_STATUS_FW_READY);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_INT_STATUS), TC_INT_FW_READY);
+	tc_wr(&e.d, TC_REG_INT_STATUS, TC_INT_FW_READY);	/* RW1C */
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_INT_STATUS), 0);
+	env_down(&e);
+}
+END_TEST
+
+static const struct {
+	enum fw_break how;
+	uint32_t status;
+	const char *name;
+} fw_bad[] = {
+	{ FW_BAD_MAGIC, TC_FW_STATUS_BAD_MAGIC, "bad magic" },
+	{ FW_BAD_FORMAT, TC_FW_STATUS_BAD_FORMAT, "bad format" },
+	{ FW_BAD_HEADER_CRC, TC_FW_STATUS_BAD_CRC, "bad crc" },
+	{ FW_BAD_PAYLOAD_CRC, TC_FW_STATUS_BAD_CRC, "bad crc" },
+	{ FW_TRUNCATED, TC_FW_STATUS_TRUNCATED, "truncated" },
+	{ FW_TRUNCATED_HEADER, TC_FW_STATUS_TRUNCATED, "truncated" },
+	{ FW_BAD_HW, TC_FW_STATUS_BAD_HW, "wrong hw version" },
+	{ FW_NO_QUEUES, TC_FW_STATUS_BAD_PAYLOAD, "bad payload" },
+	{ FW_NO_OPS, TC_FW_STATUS_BAD_PAYLOAD, "bad payload" },
+	{ FW_NO_END, TC_FW_STATUS_BAD_PAYLOAD, "bad payload" },
+};
+
+/* One VM, every broken image in turn, then a good one still boots. */
+START_TEST(test_fw_bad)
+{
+	struct env e;
+	uint8_t img[512];
+	unsigned i;
+	char *log;
+
+	env_up(&e, NULL, 0);
+	tc_wr(&e.d, TC_REG_INT_MASK, TC_INT_FW_READY | TC_INT_FW_ERROR);
+	for (i = 0; i < sizeof(fw_bad) / sizeof(fw_bad[0]); i++) {
+		size_t n = fw_image(img, sizeof(img), fw_bad[i].how);
+
+		ck_assert_uint_eq(tc_boot(&e.d, img, n), fw_bad[i].status);
+		ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS) & (TC_STATUS_FW_READY | TC_STATUS_FW_ERROR),
+				  TC_STATUS_FW_ERROR);
+		ck_assert_uint_eq(tc_rd(&e.d, TC_REG_FW_VERSION), 0);
+		ck_assert(tc_rd(&e.d, TC_REG_INT_STATUS) & TC_INT_FW_ERROR);
+		tc_wr(&e.d, TC_REG_INT_STATUS, ~0u);
+	}
+	log = qts_log(e.q);
+	for (i = 0; i < sizeof(fw_bad) / sizeof(fw_bad[0]); i++)
+		ck_assert_msg(strstr(log, fw_bad[i].name), "no '%s' in log", fw_bad[i].name);
+	free(log);
+	/* boot size beyond the window */
+	tc_wr(&e.d, TC_REG_BOOT_SIZE, TC_BOOT_WINDOW_SIZE + 4);
+	tc_wr(&e.d, TC_REG_BOOT_CTRL, TC_BOOT_START);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_FW_STATUS), TC_FW_STATUS_BAD_FORMAT);
+	tc_boot_good(&e.d);
+	env_down(&e);
+}
+END_TEST
+
+/* The images the project's firmware builder makes (if built). */
+START_TEST(test_fw_project_images)
+{
+	static const struct { const char *file; uint32_t status; } imgs[] = {
+		{ "engine.bin", TC_FW_STATUS_OK },
+		{ "test/bad_magic.bin", TC_FW_STATUS_BAD_MAGIC },
+		{ "test/bad_format.bin", TC_FW_STATUS_BAD_FORMAT },
+		{ "test/bad_payload_crc.bin", TC_FW_STATUS_BAD_CRC },
+		{ "test/bad_header_crc.bin", TC_FW_STATUS_BAD_CRC },
+		{ "test/bad_abi.bin", TC_FW_STATUS_OK },	/* the driver refuses it */
+		{ "test/bad_hw.bin", TC_FW_STATUS_BAD_HW },
+		{ "test/truncated.bin", TC_FW_STATUS_TRUNCATED },
+		{ "test/truncated_header.bin", TC_FW_STATUS_TRUNCATED },
+		{ "test/no_queues.bin", TC_FW_STATUS_BAD_PAYLOAD },
+	};
+	const char *dir = getenv("TC_FW_DIR");
+	struct env e;
+	unsigned i;
+
+	if (!dir || access(dir, R_OK) != 0) {
+		printf("SKIP /fw/project-images: TC_FW_DIR unset (no firmware/ build)\n");
+		return;
+	}
+	env_up(&e, NULL, 0);
+	for (i = 0; i < sizeof(imgs) / sizeof(imgs[0]); i++) {
+		char path[512];
+		uint8_t buf[TC_BOOT_WINDOW_SIZE];
+		FILE *f;
+		size_t n;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, imgs[i].file);
+		f = fopen(path, "rb");
+		ck_assert_msg(f != NULL, "missing %s", path);
+		n = fread(buf, 1, sizeof(buf), f);
+		fclose(f);
+		ck_assert_msg(tc_boot(&e.d, buf, n) == imgs[i].status, "%s: status %u want %u",
+			      imgs[i].file, tc_rd(&e.d, TC_REG_FW_STATUS), imgs[i].status);
+	}
+	env_down(&e);
+}
+END_TEST
+
+/* ---- jobs --------------------------------------------------------------------------- */
+
+START_TEST(test_job_no_firmware)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src = 0, dst;
+	uint32_t st, ext = 16;
+	uint64_t one = 1;
+
+	env_up(&e, NULL, 0);
+	src = env_buf(&e, 64, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 64, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	ring_setup(&e.d, 0, &r, 8);
+	desc_copy(&d, 4, src, dst, 1, &ext, &one, &one);
+	st = run_job(&e, &r, &d, 1, 77);
+	assert_fault(&e, st, DRM_TILECOPY_STATUS_NO_FIRMWARE, TC_Q_ERR_DESC_NONE, ~0ull, 77);
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_HEAD), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO), 1);
+	/* boot, reset the queue, the same job runs */
+	tc_boot_good(&e.d);
+	queue_renew(&e, &r);
+	va_fill_random(&e, src, 64, 1);
+	st = run_job(&e, &r, &d, 1, 78);
+	assert_ok(&e, st, 78);
+	ck_assert(memcmp(va_host(&e, src), va_host(&e, dst), 64) == 0);
+	env_down(&e);
+}
+END_TEST
+
+/* Ten jobs through a ring of 4 (wrapping), submitted in batches. */
+START_TEST(test_ring_several_jobs)
+{
+	struct env e;
+	struct ring r;
+	uint64_t src, dst, gpa;
+	unsigned i;
+	uint32_t st;
+
+	env_up(&e, NULL, 1);
+	src = env_buf(&e, 10 * 256, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 10 * 256, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, 10 * 256, 2);
+	ring_setup(&e.d, 0, &r, 4);
+	for (i = 0; i < 10; i++) {
+		struct drm_tilecopy_desc *d = desc_alloc(e.q, 1, &gpa);
+		uint32_t ext = 256;
+		uint64_t one = 1;
+
+		desc_copy(d, 1, src + i * 256, dst + i * 256, 1, &ext, &one, &one);
+		ring_submit(&e.d, 0, &r, gpa, 1, 0, 100 + i);
+		if (i % 3 == 2 || i == 9) {
+			st = tc_wait(&e.d, 0, WAIT_MS);
+			assert_ok(&e, st, 100 + i);
+		}
+	}
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_HEAD), 10 % 4);
+	ck_assert(memcmp(va_host(&e, src), va_host(&e, dst), 10 * 256) == 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO), 10);
+	ck_assert(tc_qrd(&e.d, 0, TC_Q_INT_STATUS) & TC_Q_INT_DONE);
+	env_down(&e);
+}
+END_TEST
+
+/* A copy of a sub-block of a 3-D tensor for each element size. */
+START_TEST(test_copy_elem_sizes)
+{
+	static const unsigned sizes[] = { 1, 2, 4, 8 };
+	struct env e;
+	struct ring r;
+	unsigned i;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (i = 0; i < 4; i++) {
+		unsigned es = sizes[i];
+		/* src 7x9x11 packed; copy a 5x6x7 block at (1,2,3) into a padded dst */
+		uint64_t src = env_buf(&e, 7 * 9 * 11 * es, TC_PTE_READ, NULL);
+		uint64_t dlen = 5 * 8 * 10 * es;
+		uint64_t dst = env_buf(&e, dlen, TC_PTE_READ | TC_PTE_WRITE, NULL);
+		uint32_t ext[3] = { 7, 6, 5 };
+		uint64_t ss[3] = { 1, 11, 99 }, ds[3] = { 1, 10, 80 };
+		struct drm_tilecopy_desc d;
+		uint8_t *exp;
+
+		va_fill_random(&e, src, 7 * 9 * 11 * es, 10 + i);
+		va_fill_random(&e, dst, dlen, 20 + i);
+		desc_copy(&d, es, src + (1 * 99 + 2 * 11 + 3) * es, dst, 3, ext, ss, ds);
+		exp = ref_expect(&e, &d, dst, dlen);
+		assert_ok(&e, run_job(&e, &r, &d, 1, i + 1), i + 1);
+		expect_equal(&e, exp, dst, dlen, "sub-block copy");
+		free(exp);
+	}
+	env_down(&e);
+}
+END_TEST
+
+/* Source stride 0: one row broadcast to every row; and a scalar broadcast. */
+START_TEST(test_copy_broadcast)
+{
+	struct env e;
+	struct ring r;
+	uint64_t src, dst, dlen = 33 * 17 * 4;
+	uint32_t ext[2] = { 17, 33 };
+	uint64_t ss[2] = { 1, 0 }, ds[2] = { 1, 17 }, s0[2] = { 0, 0 };
+	struct drm_tilecopy_desc d;
+	uint8_t *exp;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 17 * 4, TC_PTE_READ, NULL);
+	dst = env_buf(&e, dlen, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, 17 * 4, 3);
+	desc_copy(&d, 4, src, dst, 2, ext, ss, ds);
+	exp = ref_expect(&e, &d, dst, dlen);
+	assert_ok(&e, run_job(&e, &r, &d, 1, 1), 1);
+	expect_equal(&e, exp, dst, dlen, "row broadcast");
+	free(exp);
+	desc_copy(&d, 4, src + 8, dst, 2, ext, s0, ds);
+	exp = ref_expect(&e, &d, dst, dlen);
+	assert_ok(&e, run_job(&e, &r, &d, 1, 2), 2);
+	expect_equal(&e, exp, dst, dlen, "scalar broadcast");
+	free(exp);
+	env_down(&e);
+}
+END_TEST
+
+/* NCHW -> NHWC (odd sizes) for every element size, with a small tile buffer
+ * so that a plane needs many tiles and partial edge tiles. */
+static void transpose_case(const char *props)
+{
+	static const unsigned sizes[] = { 1, 2, 4, 8 };
+	struct env e;
+	struct ring r;
+	unsigned i;
+
+	env_up(&e, props, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (i = 0; i < 4; i++) {
+		unsigned es = sizes[i], N = 2, C = 37, H = 9, W = 23;
+		uint64_t len = (uint64_t)N * C * H * W * es;
+		uint64_t src = env_buf(&e, len, TC_PTE_READ | TC_PTE_WRITE, NULL);
+		uint64_t dst = env_buf(&e, len, TC_PTE_READ | TC_PTE_WRITE, NULL);
+		uint32_t ext[3] = { C, H * W, N };
+		uint64_t ss[3] = { H * W, 1, (uint64_t)C * H * W };
+		uint64_t ds[3] = { 1, C, (uint64_t)C * H * W };
+		struct drm_tilecopy_desc d;
+		uint8_t *exp;
+
+		va_fill_random(&e, src, len, 30 + i);
+		desc_copy(&d, es, src, dst, 3, ext, ss, ds);
+		exp = ref_expect(&e, &d, dst, len);
+		assert_ok(&e, run_job(&e, &r, &d, 1, i + 1), i + 1);
+		expect_equal(&e, exp, dst, len, "NCHW->NHWC");
+		free(exp);
+		/* and back: NHWC -> NCHW */
+		desc_copy(&d, es, dst, src, 3, ext, ds, ss);
+		memset(va_host(&e, src), 0, 1);
+		exp = ref_expect(&e, &d, src, len);
+		assert_ok(&e, run_job(&e, &r, &d, 1, 10 + i), 10 + i);
+		expect_equal(&e, exp, src, len, "NHWC->NCHW");
+		free(exp);
+	}
+	env_down(&e);
+}
+
+START_TEST(test_copy_transpose)
+{
+	transpose_case(NULL);
+}
+END_TEST
+
+START_TEST(test_copy_transpose_small_tilebuf)
+{
+	transpose_case("tilebuf-size=4096");
+}
+END_TEST
+
+/* Random permutations of a packed 4-D tensor, random sub-extents, checked
+ * against the reference: exercises every execution path of the engine. */
+START_TEST(test_copy_random_permutations)
+{
+	struct env e;
+	struct ring r;
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	unsigned t;
+
+	env_up(&e, "tilebuf-size=8192", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (t = 0; t < 24; t++) {
+		unsigned es = 1u << (t % 4), k, perm[4] = { 0, 1, 2, 3 };
+		uint32_t dims[4], ext[4];
+		uint64_t sstr[4], dstr[4], ss[4], ds[4], total = 1, len, src, dst, acc;
+		struct drm_tilecopy_desc d;
+		uint8_t *exp;
+
+		for (k = 0; k < 4; k++) {
+			seed = seed * 6364136223846793005ull + 1;
+			dims[k] = 1 + (seed >> 33) % 13;
+			total *= dims[k];
+		}
+		for (k = 3; k > 0; k--) {	/* Fisher-Yates */
+			unsigned j, tmp;
+
+			seed = seed * 6364136223846793005ull + 1;
+			j = (seed >> 33) % (k + 1);
+			tmp = perm[k]; perm[k] = perm[j]; perm[j] = tmp;
+		}
+		/* source packed in order 0..3, destination packed in perm order */
+		for (acc = 1, k = 0; k < 4; k++) {
+			sstr[k] = acc;
+			acc *= dims[k];
+		}
+		for (acc = 1, k = 0; k < 4; k++) {
+			dstr[perm[k]] = acc;
+			acc *= dims[perm[k]];
+		}
+		for (k = 0; k < 4; k++) {
+			ext[k] = dims[k];
+			ss[k] = sstr[k];
+			ds[k] = dstr[k];
+		}
+		len = total * es;
+		src = env_buf(&e, len, TC_PTE_READ, NULL);
+		dst = env_buf(&e, len, TC_PTE_READ | TC_PTE_WRITE, NULL);
+		va_fill_random(&e, src, len, 40 + t);
+		desc_copy(&d, es, src, dst, 4, ext, ss, ds);
+		exp = ref_expect(&e, &d, dst, len);
+		assert_ok(&e, run_job(&e, &r, &d, 1, t + 1), t + 1);
+		expect_equal(&e, exp, dst, len, "random permutation");
+		free(exp);
+	}
+	env_down(&e);
+}
+END_TEST
+
+START_TEST(test_fill)
+{
+	static const unsigned sizes[] = { 1, 2, 4, 8 };
+	struct env e;
+	struct ring r;
+	unsigned i;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (i = 0; i < 4; i++) {
+		unsigned es = sizes[i];
+		uint64_t dlen = 40 * 13 * es, dst = env_buf(&e, dlen, TC_PTE_READ | TC_PTE_WRITE, NULL);
+		struct drm_tilecopy_desc d[2];
+		uint8_t *exp, *exp2;
+
+		va_fill_random(&e, dst, dlen, 50 + i);
+		memset(d, 0, sizeof(d));
+		/* a 13 x 30 block of a 13 x 40 matrix, then every 3rd element */
+		d[0].op = DRM_TILECOPY_OP_FILL;
+		d[0].elem_size = es;
+		d[0].ndims = 2;
+		d[0].dst = dst + 5 * es;
+		d[0].value = 0x8877665544332211ull;
+		d[0].extent[0] = 30;
+		d[0].extent[1] = 13;
+		d[0].dst_stride[0] = 1;
+		d[0].dst_stride[1] = 40;
+		d[1] = d[0];
+		d[1].dst = dst;
+		d[1].value = 0xa5a5a5a5deadbeefull;
+		d[1].extent[0] = 13;
+		d[1].extent[1] = 0;
+		d[1].ndims = 1;
+		d[1].dst_stride[0] = 3;
+		d[1].dst_stride[1] = 0;
+		exp = ref_expect(&e, &d[0], dst, dlen);
+		memcpy(va_host(&e, dst), exp, 0);	/* reference applies both in order: */
+		{
+			/* apply d[1] on top of the expected image of d[0] */
+			uint8_t *saved = malloc(dlen);
+			uint64_t b;
+
+			for (b = 0; b < dlen; b++) {
+				saved[b] = *va_host(&e, dst + b);
+				*va_host(&e, dst + b) = exp[b];
+			}
+			exp2 = ref_expect(&e, &d[1], dst, dlen);
+			for (b = 0; b < dlen; b++)
+				*va_host(&e, dst + b) = saved[b];
+			free(saved);
+		}
+		assert_ok(&e, run_job(&e, &r, d, 2, i + 1), i + 1);
+		expect_equal(&e, exp2, dst, dlen, "fill");
+		free(exp);
+		free(exp2);
+	}
+	env_down(&e);
+}
+END_TEST
+
+START_TEST(test_write64)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t dst, v;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	dst = env_buf(&e, 64, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	memset(&d, 0, sizeof(d));
+	d.op = DRM_TILECOPY_OP_WRITE64;
+	d.elem_size = 8;
+	d.ndims = 1;
+	d.extent[0] = 1;
+	d.dst = dst + 13;	/* no alignment needed */
+	d.value = 0x0123456789abcdefull;
+	assert_ok(&e, run_job(&e, &r, &d, 1, 5), 5);
+	memcpy(&v, va_host(&e, dst + 13), 8);
+	ck_assert_uint_eq(v, 0x0123456789abcdefull);
+	ck_assert_uint_eq(*va_host(&e, dst + 12), 0);
+	ck_assert_uint_eq(*va_host(&e, dst + 21), 0);
+	env_down(&e);
+}
+END_TEST
+
+/* ---- MMU ---------------------------------------------------------------------------- */
+
+/* Buffers whose pages are scattered in physical memory (reverse order). */
+START_TEST(test_mmu_scattered_pages)
+{
+	struct env e;
+	struct ring r;
+	unsigned pages = 24, p, C = 64, HW = 96;	/* 24 KiB of f32 */
+	uint64_t src_va = VA_BASE + 0x100000, dst_va = VA_BASE + 0x200000;
+	uint64_t len = (uint64_t)C * HW * 4;
+	uint32_t ext[2] = { C, HW };
+	uint64_t ss[2] = { HW, 1 }, ds[2] = { 1, C };
+	struct drm_tilecopy_desc d;
+	uint8_t *exp;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (p = 0; p < pages; p++) {
+		uint64_t a = qts_alloc(e.q, TC_PAGE_SIZE, TC_PAGE_SIZE);
+		uint64_t b = qts_alloc(e.q, TC_PAGE_SIZE, TC_PAGE_SIZE);
+
+		mmu_map_page(&e.mmu, src_va + (pages - 1 - p) * TC_PAGE_SIZE, a, TC_PTE_READ);
+		mmu_map_page(&e.mmu, dst_va + ((p * 7) % pages) * TC_PAGE_SIZE, b,
+			     TC_PTE_READ | TC_PTE_WRITE);
+	}
+	va_fill_random(&e, src_va, len, 60);
+	desc_copy(&d, 4, src_va + 0, dst_va, 2, ext, ss, ds);
+	exp = ref_expect(&e, &d, dst_va, len);
+	assert_ok(&e, run_job(&e, &r, &d, 1, 1), 1);
+	expect_equal(&e, exp, dst_va, len, "scattered pages transpose");
+	free(exp);
+	env_down(&e);
+}
+END_TEST
+
+START_TEST(test_mmu_fault_unmapped)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d[2];
+	uint64_t src, dst, one = 1;
+	uint32_t ext = 8192, st;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 8192, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);	/* guard page after */
+	va_fill_random(&e, src, 8192, 70);
+	ext = 64;
+	desc_copy(&d[0], 1, src, dst, 1, &ext, &one, &one);
+	ext = 8192;
+	desc_copy(&d[1], 1, src, dst, 1, &ext, &one, &one);	/* runs into the guard page */
+	st = run_job(&e, &r, d, 2, 9);
+	assert_fault(&e, st, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 1, dst + 4096, 9);
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_HEAD), 0);	/* stays on the entry */
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_TAIL), 1);
+	ck_assert(memcmp(va_host(&e, src), va_host(&e, dst), 4096) == 0);
+	/* a fault in the source, with a VA outside the 39-bit space */
+	queue_renew(&e, &r);
+	desc_copy(&d[0], 1, 1ull << 39, dst, 1, &ext, &one, &one);
+	ext = 16;
+	d[0].extent[0] = 16;
+	st = run_job(&e, &r, d, 1, 10);
+	assert_fault(&e, st, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 0, 1ull << 39, 10);
+	/* after a queue reset the queue works again */
+	queue_renew(&e, &r);
+	desc_copy(&d[0], 1, src, dst, 1, &ext, &one, &one);
+	assert_ok(&e, run_job(&e, &r, d, 1, 11), 11);
+	env_down(&e);
+}
+END_TEST
+
+START_TEST(test_mmu_fault_perm)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, ro, wo, one = 1;
+	uint32_t ext = 100, st;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 4096, TC_PTE_READ, NULL);
+	ro = env_buf(&e, 4096, TC_PTE_READ, NULL);
+	wo = env_buf(&e, 4096, TC_PTE_WRITE, NULL);
+	/* write to a read-only page */
+	desc_copy(&d, 1, src, ro + 40, 1, &ext, &one, &one);
+	st = run_job(&e, &r, &d, 1, 1);
+	assert_fault(&e, st, DRM_TILECOPY_STATUS_FAULT_PERM, 0, ro + 40, 1);
+	/* read from a write-only page */
+	queue_renew(&e, &r);
+	desc_copy(&d, 1, wo + 8, src, 1, &ext, &one, &one);
+	st = run_job(&e, &r, &d, 1, 2);
+	assert_fault(&e, st, DRM_TILECOPY_STATUS_FAULT_PERM, 0, wo + 8, 2);
+	/* the page behind a read-only one: permissions are per page */
+	queue_renew(&e, &r);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO), 2);
+	env_down(&e);
+}
+END_TEST
+
+/* Remap a VA to another page: after MMU_INVALIDATE the engine follows. */
+START_TEST(test_mmu_invalidate)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, pa1, pa2, dst_va = VA_BASE + 0x800000, one = 1;
+	uint32_t ext = 128;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 4096, TC_PTE_READ, NULL);
+	va_fill_random(&e, src, 4096, 80);
+	pa1 = qts_alloc(e.q, TC_PAGE_SIZE, TC_PAGE_SIZE);
+	pa2 = qts_alloc(e.q, TC_PAGE_SIZE, TC_PAGE_SIZE);
+	mmu_map_page(&e.mmu, dst_va, pa1, TC_PTE_READ | TC_PTE_WRITE);
+	desc_copy(&d, 1, src, dst_va, 1, &ext, &one, &one);
+	assert_ok(&e, run_job(&e, &r, &d, 1, 1), 1);
+	ck_assert(memcmp(qts_ptr(e.q, pa1), va_host(&e, src), 128) == 0);
+	mmu_map_page(&e.mmu, dst_va, pa2, TC_PTE_READ | TC_PTE_WRITE);
+	tc_wr(&e.d, TC_REG_MMU_INVALIDATE, 0);
+	d.src = src + 1000;
+	assert_ok(&e, run_job(&e, &r, &d, 1, 2), 2);
+	ck_assert(memcmp(qts_ptr(e.q, pa2), va_host(&e, src + 1000), 128) == 0);
+	ck_assert(memcmp(qts_ptr(e.q, pa1), va_host(&e, src), 128) == 0);
+	mmu_unmap_page(&e.mmu, dst_va);
+	tc_wr(&e.d, TC_REG_MMU_INVALIDATE_ALL, 1);
+	assert_fault(&e, run_job(&e, &r, &d, 1, 3), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 0,
+		     dst_va, 3);
+	env_down(&e);
+}
+END_TEST
+
+/* ---- descriptor validation -------------------------------------------------------- */
+
+START_TEST(test_desc_bad)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc good, d[2];
+	uint64_t src, dst, one = 1;
+	uint32_t ext = 16;
+	unsigned c;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 4096, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	desc_copy(&good, 4, src, dst, 1, &ext, &one, &one);
+	for (c = 0; c < 14; c++) {
+		d[0] = good;
+		d[1] = good;
+		switch (c) {
+		case 0: d[1].op = 0; break;
+		case 1: d[1].op = 9; break;
+		case 2: d[1].elem_size = 3; break;
+		case 3: d[1].ndims = 0; break;
+		case 4: d[1].ndims = 9; break;
+		case 5: d[1].extent[0] = 0; break;
+		case 6: d[1].extent[3] = 1; break;
+		case 7: d[1].src_stride[5] = 1; break;
+		case 8: d[1].flags = 1; break;
+		case 9: d[1].op = DRM_TILECOPY_OP_FILL; break;	/* src not zero */
+		case 10: d[1].op = DRM_TILECOPY_OP_WRITE64; d[1].src = 0; break; /* elem 4 */
+		case 11: d[1].src_stride[0] = 1ull << 62; break;	/* footprint overflow */
+		case 12: d[1].dst = ~0ull - 8; break;			/* end overflows */
+		case 13: d[1].dst_stride[7] = 2; break;
+		}
+		ck_assert_msg(run_job(&e, &r, d, 2, 100 + c) & TC_Q_STATUS_HALTED, "case %u", c);
+		assert_fault(&e, TC_Q_STATUS_HALTED, DRM_TILECOPY_STATUS_BAD_DESC, 1, ~0ull, 100 + c);
+		queue_renew(&e, &r);
+	}
+	{
+		char *log = qts_log(e.q);
+
+		ck_assert(strstr(log, "bad descriptor: elem_size"));
+		ck_assert(strstr(log, "bad descriptor: source footprint overflows"));
+		free(log);
+	}
+	/* a malformed ring entry: flags, then a context out of range */
+	for (c = 0; c < 3; c++) {
+		uint64_t gpa;
+		struct drm_tilecopy_desc *dd = desc_alloc(e.q, 1, &gpa);
+		struct tc_ring_entry *re;
+
+		*dd = good;
+		re = ring_entry(&e.d, &r);
+		re->desc_addr = gpa;
+		re->desc_count = c == 2 ? 0 : 1;
+		re->ctx = c == 1 ? TC_NUM_CONTEXTS : 0;
+		re->flags = c == 0;
+		re->seqno = 200 + c;
+		r.tail = 1;
+		tc_qwr(&e.d, 0, TC_Q_TAIL, 1);
+		tc_qwr(&e.d, 0, TC_Q_DOORBELL, 1);
+		assert_fault(&e, tc_wait(&e.d, 0, WAIT_MS), DRM_TILECOPY_STATUS_BAD_DESC,
+			     TC_Q_ERR_DESC_NONE, ~0ull, 200 + c);
+		queue_renew(&e, &r);
+	}
+	env_down(&e);
+}
+END_TEST
+
+/* The firmware's OPS record gates the ops. */
+START_TEST(test_desc_op_disabled)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint8_t img[512];
+	size_t n;
+	uint64_t dst;
+
+	env_up(&e, NULL, 0);
+	n = fw_image(img, sizeof(img), FW_ONLY_COPY);
+	ck_assert_uint_eq(tc_boot(&e.d, img, n), TC_FW_STATUS_OK);
+	ring_setup(&e.d, 0, &r, 16);
+	dst = env_buf(&e, 64, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	memset(&d, 0, sizeof(d));
+	d.op = DRM_TILECOPY_OP_WRITE64;
+	d.elem_size = 8;
+	d.ndims = 1;
+	d.extent[0] = 1;
+	d.dst = dst;
+	assert_fault(&e, run_job(&e, &r, &d, 1, 1), DRM_TILECOPY_STATUS_BAD_DESC, 0, ~0ull, 1);
+	env_down(&e);
+}
+END_TEST
+
+/* Descriptors or page tables outside RAM (an MMIO BAR): DMA_ERROR, and
+ * QEMU keeps running. */
+START_TEST(test_dma_not_ram)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, dst, one = 1, va = VA_BASE + 0x4000000;
+	uint32_t ext = 16;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 64, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 64, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	ring_submit(&e.d, 0, &r, e.d.bar0, 1, 0, 1);	/* descriptors "in" BAR0 */
+	assert_fault(&e, tc_wait(&e.d, 0, WAIT_MS), DRM_TILECOPY_STATUS_DMA_ERROR, 0,
+		     e.d.bar0, 1);
+	queue_renew(&e, &r);
+	mmu_map_page(&e.mmu, va, e.d.bar2, TC_PTE_READ | TC_PTE_WRITE);
+	desc_copy(&d, 1, src, va, 1, &ext, &one, &one);
+	assert_fault(&e, run_job(&e, &r, &d, 1, 2), DRM_TILECOPY_STATUS_DMA_ERROR, 0, va, 2);
+	queue_renew(&e, &r);
+	desc_copy(&d, 1, src, dst, 1, &ext, &one, &one);
+	assert_ok(&e, run_job(&e, &r, &d, 1, 3), 3);
+	env_down(&e);
+}
+END_TEST
+
+/* ---- injected faults and resets ---------------------------------------------------- */
+
+START_TEST(test_hang_then_queue_reset)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, dst, one = 1, gpa;
+	uint32_t ext = 256, st;
+	struct drm_tilecopy_desc *dd;
+
+	env_up(&e, "hang-on-job=2", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 256, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 256, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, 256, 90);
+	desc_copy(&d, 1, src, dst, 1, &ext, &one, &one);
+	assert_ok(&e, run_job(&e, &r, &d, 1, 1), 1);
+	dd = desc_alloc(e.q, 1, &gpa);
+	*dd = d;
+	ring_submit(&e.d, 0, &r, gpa, 1, 0, 2);
+	st = tc_wait(&e.d, 0, 500);
+	ck_assert_msg(st & 0x80000000u, "hung job finished (status 0x%x)", st);
+	ck_assert(tc_qrd(&e.d, 0, TC_Q_STATUS) & TC_Q_STATUS_BUSY);
+	ck_assert(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_BUSY);
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_HEAD), 1);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), 1);
+	queue_renew(&e, &r);
+	ck_assert(!(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_BUSY));
+	assert_ok(&e, run_job(&e, &r, &d, 1, 3), 3);
+	ck_assert(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_FW_READY);	/* queue reset keeps fw */
+	env_down(&e);
+}
+END_TEST
+
+START_TEST(test_hang_then_engine_reset)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, dst, one = 1, gpa;
+	uint32_t ext = 256, st;
+	struct drm_tilecopy_desc *dd;
+
+	env_up(&e, "hang-on-job=1", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 256, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 256, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	desc_copy(&d, 1, src, dst, 1, &ext, &one, &one);
+	dd = desc_alloc(e.q, 1, &gpa);
+	*dd = d;
+	ring_submit(&e.d, 0, &r, gpa, 1, 0, 1);
+	st = tc_wait(&e.d, 0, 300);
+	ck_assert(st & 0x80000000u);
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_RESET);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS), 0);	/* firmware lost */
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_FW_STATUS), TC_FW_STATUS_NONE);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_INT_STATUS), TC_INT_RESET_DONE);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_CTX_ROOT_LO(0)), 0);
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_RING_SIZE), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO), 0);
+	/* reprogram without firmware: refused */
+	tc_wr(&e.d, TC_REG_CTX_ROOT_LO(0), (uint32_t)e.mmu.root);
+	ring_setup(&e.d, 0, &r, 16);
+	assert_fault(&e, run_job(&e, &r, &d, 1, 2), DRM_TILECOPY_STATUS_NO_FIRMWARE,
+		     TC_Q_ERR_DESC_NONE, ~0ull, 2);
+	tc_boot_good(&e.d);
+	queue_renew(&e, &r);
+	assert_ok(&e, run_job(&e, &r, &d, 1, 3), 3);
+	env_down(&e);
+}
+END_TEST
+
+/* DMA error in the middle of job 1: the first descriptor is complete, the
+ * middle one half written, the last untouched. */
+START_TEST(test_dma_error_injected)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d[3];
+	uint64_t src, dst, one = 1, len = 65536, err;
+	uint32_t ext = 65536, st;
+	unsigned i;
+
+	env_up(&e, "dma-error-on-job=2", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 3 * len, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 3 * len, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, 3 * len, 91);
+	for (i = 0; i < 3; i++)
+		desc_copy(&d[i], 1, src + i * len, dst + i * len, 1, &ext, &one, &one);
+	assert_ok(&e, run_job(&e, &r, d, 3, 1), 1);	/* job 1: fine */
+	memset(va_host(&e, dst), 0, 1);
+	for (i = 0; i < 3 * len; i += 4096)
+		memset(va_host(&e, dst + i), 0, 4096);
+	st = run_job(&e, &r, d, 3, 2);
+	assert_fault(&e, st, DRM_TILECOPY_STATUS_DMA_ERROR, 1, ~0ull, 2);
+	err = tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_ERR_ADDR_LO);
+	/* the error hits after half of the middle descriptor's bytes */
+	ck_assert_msg(err == dst + len + len / 2, "err addr 0x%llx",
+		      (unsigned long long)err);
+	ck_assert(memcmp(va_host(&e, dst), va_host(&e, src), 4096) == 0);
+	ck_assert(memcmp(va_host(&e, dst + len), va_host(&e, src + len), 4096) == 0);
+	ck_assert_uint_eq(*va_host(&e, err - 1), *va_host(&e, src + len + len / 2 - 1));
+	ck_assert_uint_eq(*va_host(&e, err), 0);
+	ck_assert_uint_eq(*va_host(&e, dst + 2 * len - 1), 0);
+	ck_assert_uint_eq(*va_host(&e, dst + 2 * len + 5), 0);
+	queue_renew(&e, &r);
+	assert_ok(&e, run_job(&e, &r, d, 3, 3), 3);	/* job 3: fine */
+	env_down(&e);
+}
+END_TEST
+
+/* delay-ns-per-kb slows jobs (BUSY_NS grows) and a queue reset cancels a
+ * delayed job at once. */
+START_TEST(test_delay_and_reset_busy_queue)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, dst, one = 1, gpa, busy;
+	uint32_t ext = 65536;
+	struct drm_tilecopy_desc *dd;
+	double t0;
+
+	env_up(&e, "delay-ns-per-kb=100000000", 1);	/* 100 ms per KiB */
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 65536, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 65536, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	ext = 1024;			/* 1 KiB: 100 ms */
+	desc_copy(&d, 1, src, dst, 1, &ext, &one, &one);
+	t0 = now_sec();
+	assert_ok(&e, run_job(&e, &r, &d, 1, 1), 1);
+	ck_assert_msg(now_sec() - t0 >= 0.1, "job took %.3f s", now_sec() - t0);
+	busy = tc_rd64(&e.d, TC_REG_BUSY_NS_LO);
+	ck_assert_msg(busy >= 100000000ull, "busy %llu ns", (unsigned long long)busy);
+	d.extent[0] = 65536;		/* 6.4 s of delay: cancelled by the reset */
+	dd = desc_alloc(e.q, 1, &gpa);
+	*dd = d;
+	ring_submit(&e.d, 0, &r, gpa, 1, 0, 2);
+	usleep(100000);
+	ck_assert(tc_qrd(&e.d, 0, TC_Q_STATUS) & TC_Q_STATUS_BUSY);
+	t0 = now_sec();
+	queue_renew(&e, &r);
+	ck_assert_msg(now_sec() - t0 < 2.0, "reset took %.2f s", now_sec() - t0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO), 1);
+	env_down(&e);
+}
+END_TEST
+
+/* ---- queues, instances, counters, interrupts ------------------------------------------- */
+
+/* Four queues, each with its own context and page tables, all at once;
+ * a fault in one context leaves the others running. */
+START_TEST(test_queues_contexts)
+{
+	struct env e;
+	struct ring r[4];
+	struct mmu m[4];
+	uint64_t pa_src[4], pa_dst[4], gpa, va = VA_BASE, len = 256 * 1024;
+	unsigned qi, j;
+
+	env_up(&e, NULL, 1);
+	for (qi = 0; qi < 4; qi++) {
+		mmu_init(&m[qi], e.q);
+		pa_src[qi] = qts_alloc(e.q, len, TC_PAGE_SIZE);
+		pa_dst[qi] = qts_alloc(e.q, len, TC_PAGE_SIZE);
+		/* same VAs in every context, different memory */
+		mmu_map(&m[qi], va, pa_src[qi], len, TC_PTE_READ);
+		if (qi != 3)
+			mmu_map(&m[qi], va + len, pa_dst[qi], len, TC_PTE_READ | TC_PTE_WRITE);
+		memset(qts_ptr(e.q, pa_src[qi]), 0x11 * (qi + 1), len);
+		tc_wr(&e.d, TC_REG_CTX_ROOT_LO(10 + qi), (uint32_t)m[qi].root);
+		ring_setup(&e.d, qi, &r[qi], 8);
+	}
+	for (j = 0; j < 3; j++) {
+		for (qi = 0; qi < 4; qi++) {
+			struct drm_tilecopy_desc *d = desc_alloc(e.q, 1, &gpa);
+			uint32_t ext[2] = { 512, 512 };
+			uint64_t ss[2] = { 512, 1 }, ds[2] = { 1, 512 };
+
+			desc_copy(d, 1, va, va + len, 2, ext, ss, ds);
+			ring_submit(&e.d, qi, &r[qi], gpa, 1, 10 + qi, 1000 * qi + j);
+		}
+	}
+	for (qi = 0; qi < 4; qi++) {
+		uint32_t st = tc_wait(&e.d, qi, WAIT_MS);
+
+		ck_assert(!(st & 0x80000000u));
+		if (qi == 3) {
+			ck_assert(st & TC_Q_STATUS_HALTED);
+			ck_assert_uint_eq(tc_qrd(&e.d, 3, TC_Q_ERR_CODE),
+					  DRM_TILECOPY_STATUS_FAULT_UNMAPPED);
+			ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(3) + TC_Q_ERR_SEQNO_LO), 3000);
+			continue;
+		}
+		ck_assert_msg(!(st & TC_Q_STATUS_HALTED), "queue %u halted", qi);
+		ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(qi) + TC_Q_DONE_SEQNO_LO), 1000 * qi + 2);
+		ck_assert_uint_eq(((uint8_t *)qts_ptr(e.q, pa_dst[qi]))[len - 1], 0x11 * (qi + 1));
+	}
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO), 9);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO), 1);
+	env_down(&e);
+}
+END_TEST
+
+/* Two engines in one VM: independent registers, firmware, faults, counters. */
+START_TEST(test_two_instances)
+{
+	struct qts *q = qts_start(0, "-device tilecopy,addr=04.0 "
+				  "-device tilecopy,addr=05.0,queues=2,hang-on-job=1");
+	struct tcdev a, b;
+	struct mmu m;
+	struct ring ra, rb;
+	uint64_t pa_src, pa_dst, gpa, va = VA_BASE, one = 1;
+	uint32_t ext = 4096;
+	struct drm_tilecopy_desc *d;
+
+	tcdev_init(&a, q, 4, QT_BAR_BASE);
+	tcdev_init(&b, q, 5, QT_BAR_BASE + 0x100000);
+	ck_assert_uint_eq(tc_rd(&a, TC_REG_NUM_QUEUES), 4);
+	ck_assert_uint_eq(tc_rd(&b, TC_REG_NUM_QUEUES), 2);
+	tc_boot_good(&a);
+	ck_assert_uint_eq(tc_rd(&b, TC_REG_FW_STATUS), TC_FW_STATUS_NONE);
+	tc_boot_good(&b);
+	mmu_init(&m, q);
+	pa_src = qts_alloc(q, 4096, 4096);
+	pa_dst = qts_alloc(q, 8192, 4096);
+	memset(qts_ptr(q, pa_src), 0x5a, 4096);
+	mmu_map(&m, va, pa_src, 4096, TC_PTE_READ);
+	mmu_map(&m, va + 8192, pa_dst, 8192, TC_PTE_READ | TC_PTE_WRITE);
+	tc_wr(&a, TC_REG_CTX_ROOT_LO(0), (uint32_t)m.root);
+	tc_wr(&b, TC_REG_CTX_ROOT_LO(0), (uint32_t)m.root);
+	d = desc_alloc(q, 2, &gpa);
+	desc_copy(&d[0], 1, va, va + 8192, 1, &ext, &one, &one);
+	desc_copy(&d[1], 1, va, va + 8192 + 4096, 1, &ext, &one, &one);
+	ring_setup(&a, 1, &ra, 4);
+	ring_setup(&b, 1, &rb, 4);
+	ring_submit(&b, 1, &rb, gpa + sizeof(*d), 1, 0, 7);	/* hangs on b */
+	ring_submit(&a, 1, &ra, gpa, 1, 0, 5);
+	ck_assert_uint_eq(tc_wait(&a, 1, WAIT_MS), 0);
+	ck_assert_uint_eq(tc_rd64(&a, TC_Q_BASE(1) + TC_Q_DONE_SEQNO_LO), 5);
+	ck_assert(tc_wait(&b, 1, 300) & 0x80000000u);
+	ck_assert_uint_eq(((uint8_t *)qts_ptr(q, pa_dst))[4095], 0x5a);
+	ck_assert_uint_eq(((uint8_t *)qts_ptr(q, pa_dst))[4096], 0);
+	ck_assert_uint_eq(tc_rd64(&a, TC_REG_JOBS_DONE_LO), 1);
+	ck_assert_uint_eq(tc_rd64(&b, TC_REG_JOBS_DONE_LO), 0);
+	tc_wr(&b, TC_Q_BASE(1) + TC_Q_CTRL, TC_Q_CTRL_RESET);
+	ring_setup(&b, 1, &rb, 4);
+	ring_submit(&b, 1, &rb, gpa + sizeof(*d), 1, 0, 8);
+	ck_assert_uint_eq(tc_wait(&b, 1, WAIT_MS), 0);
+	ck_assert_uint_eq(((uint8_t *)qts_ptr(q, pa_dst))[8191], 0x5a);
+	qts_quit(q);
+}
+END_TEST
+
+START_TEST(test_counters)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, dst, one = 1;
+	uint32_t ext = 3000;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 8192, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 8192, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	desc_copy(&d, 2, src, dst, 1, &ext, &one, &one);	/* 6000 bytes */
+	assert_ok(&e, run_job(&e, &r, &d, 1, 1), 1);
+	assert_ok(&e, run_job(&e, &r, &d, 1, 2), 2);
+	d.dst = dst + 4096;		/* 6000 bytes from dst + 4096: 4096 fit */
+	assert_fault(&e, run_job(&e, &r, &d, 1, 3), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 0,
+		     dst + 8192, 3);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO), 2);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO), 1);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_BYTES_MOVED_LO), 2 * 6000 + 4096);
+	ck_assert(tc_rd64(&e.d, TC_REG_BUSY_NS_LO) > 0);
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_RESET);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_BYTES_MOVED_LO), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_BUSY_NS_LO), 0);
+	env_down(&e);
+}
+END_TEST
+
+/* MSI-X: vector q for queue q, vector NUM_QUEUES for global events. The
+ * message addresses point at RAM so the test sees each message. */
+START_TEST(test_msix)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, dst, one = 1, mbox;
+	uint32_t ext = 64, cap, *box;
+	unsigned v;
+
+	env_up(&e, NULL, 0);
+	mbox = qts_alloc(e.q, 4096, 4096);
+	box = qts_ptr(e.q, mbox);
+	for (v = 0; v < 5; v++) {
+		qts_writel(e.q, e.d.bar1 + v * 16 + 0, (uint32_t)(mbox + 4 * v));
+		qts_writel(e.q, e.d.bar1 + v * 16 + 4, 0);
+		qts_writel(e.q, e.d.bar1 + v * 16 + 8, 0xabc0 + v);
+		qts_writel(e.q, e.d.bar1 + v * 16 + 12, 0);	/* unmasked */
+	}
+	/* find the MSI-X capability and enable it */
+	for (cap = pci_cfg_read(e.q, SLOT, 0x34) & 0xfc; cap; ) {
+		uint32_t w = pci_cfg_read(e.q, SLOT, cap);
+
+		if ((w & 0xff) == 0x11) {
+			pci_cfg_write(e.q, SLOT, cap, w | (1u << 31));
+			break;
+		}
+		cap = (w >> 8) & 0xfc;
+	}
+	ck_assert_msg(cap, "no MSI-X capability");
+	tc_wr(&e.d, TC_REG_INT_MASK, TC_INT_FW_READY);
+	tc_boot_good(&e.d);
+	ck_assert_uint_eq(box[4], 0xabc4);			/* global vector */
+	ring_setup(&e.d, 2, &r, 8);
+	tc_wr(&e.d, TC_REG_CTX_ROOT_LO(0), (uint32_t)e.mmu.root);
+	src = env_buf(&e, 64, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 64, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	desc_copy(&d, 1, src, dst, 1, &ext, &one, &one);
+	{
+		uint64_t gpa;
+		struct drm_tilecopy_desc *dd = desc_alloc(e.q, 1, &gpa);
+
+		*dd = d;
+		ring_submit(&e.d, 2, &r, gpa, 1, 0, 1);
+		ck_assert_uint_eq(tc_wait(&e.d, 2, WAIT_MS), 0);
+		ck_assert_uint_eq(box[2], 0xabc2);		/* queue 2's vector */
+		ck_assert_uint_eq(box[0], 0);
+		/* masked event: no message */
+		box[2] = 0;
+		tc_qwr(&e.d, 2, TC_Q_INT_MASK, 0);
+		ring_submit(&e.d, 2, &r, gpa, 1, 0, 2);
+		ck_assert_uint_eq(tc_wait(&e.d, 2, WAIT_MS), 0);
+		ck_assert_uint_eq(box[2], 0);
+		ck_assert(tc_qrd(&e.d, 2, TC_Q_INT_STATUS) & TC_Q_INT_DONE);
+		/* unmasking a pending event delivers it */
+		tc_qwr(&e.d, 2, TC_Q_INT_MASK, TC_Q_INT_DONE);
+		ck_assert_uint_eq(box[2], 0xabc2);
+	}
+	env_down(&e);
+}
+END_TEST
+
+static Suite *device_suite(void)
+{
+	Suite *s = suite_create("device");
+	TCase *tc;
+
+#define ADD(name, fn) do { \
+	tc = tcase_create(name); \
+	tcase_set_timeout(tc, 120); \
+	tcase_add_test(tc, fn); \
+	suite_add_tcase(s, tc); \
+} while (0)
+	ADD("/id/registers", test_id);
+	ADD("/id/properties", test_id_properties);
+	ADD("/fw/good", test_fw_good);
+	ADD("/fw/bad-images", test_fw_bad);
+	ADD("/fw/project-images", test_fw_project_images);
+	ADD("/job/no-firmware", test_job_no_firmware);
+	ADD("/ring/several-jobs", test_ring_several_jobs);
+	ADD("/copy/elem-sizes", test_copy_elem_sizes);
+	ADD("/copy/broadcast", test_copy_broadcast);
+	ADD("/copy/transpose", test_copy_transpose);
+	ADD("/copy/transpose-small-tilebuf", test_copy_transpose_small_tilebuf);
+	ADD("/copy/random-permutations", test_copy_random_permutations);
+	ADD("/fill", test_fill);
+	ADD("/write64", test_write64);
+	ADD("/mmu/scattered-pages", test_mmu_scattered_pages);
+	ADD("/mmu/fault-unmapped", test_mmu_fault_unmapped);
+	ADD("/mmu/fault-perm", test_mmu_fault_perm);
+	ADD("/mmu/invalidate", test_mmu_invalidate);
+	ADD("/desc/bad", test_desc_bad);
+	ADD("/desc/op-disabled", test_desc_op_disabled);
+	ADD("/dma/not-ram", test_dma_not_ram);
+	ADD("/inject/hang-queue-reset", test_hang_then_queue_reset);
+	ADD("/inject/hang-engine-reset", test_hang_then_engine_reset);
+	ADD("/inject/dma-error", test_dma_error_injected);
+	ADD("/inject/delay-and-reset", test_delay_and_reset_busy_queue);
+	ADD("/queues/contexts", test_queues_contexts);
+	ADD("/instances/two", test_two_instances);
+	ADD("/counters", test_counters);
+	ADD("/irq/msix", test_msix);
+#undef ADD
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	qts_require_binary();
+	sr = srunner_create(device_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
