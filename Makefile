@@ -61,7 +61,7 @@ check: deps
 demo: deps
 	bash scripts/demo.sh
 
-install: all $(INSTALL_TARGETS)
+install: $(INSTALL_TARGETS)
 
 clean:
 	rm -rf $(BUILD)

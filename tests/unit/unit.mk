@@ -17,3 +17,8 @@ check-cli: $(CLI)
 	bash tests/cli/run.sh $(CLI)
 
 CHECK_TARGETS += check-unit check-cli
+
+.PHONY: check-install
+check-install: all
+	bash tests/install/run.sh
+CHECK_TARGETS += check-install
