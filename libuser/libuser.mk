@@ -50,7 +50,8 @@ install-lib: $(LIB_SO) $(LIB_A) $(LIB_PC)
 	ln -sf libtilecopy.so.$(LIB_VERSION) $(DESTDIR)$(PREFIX)/lib/$(LIB_SONAME)
 	ln -sf libtilecopy.so.$(LIB_VERSION) $(DESTDIR)$(PREFIX)/lib/libtilecopy.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 $(LIB_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' libuser/tilecopy.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/tilecopy.pc
 	install -m 644 include/tilecopy/*.h $(DESTDIR)$(PREFIX)/include/tilecopy/
 	install -m 644 include/uapi/drm/tilecopy_accel.h $(DESTDIR)$(PREFIX)/include/tilecopy/uapi/
 INSTALL_TARGETS += install-lib
