@@ -28,9 +28,10 @@ step() {
 }
 
 # every ioctl, real jobs, waits (slow engine: delay-ns-per-kb), syncobjs,
+# every layout pair device vs CPU,
 # several processes, two engines; then a forced reset with jobs in flight
 step "ioctl + jobs (2 engines)" "${run[@]}" --devices 2 --device-props delay-ns-per-kb=50000 \
-	--timeout 900 -- bash -c "$T/test_ioctl && $T/test_recovery"
+	--timeout 900 -- bash -c "$T/test_ioctl && $T/test_layouts && $T/test_recovery"
 # a DMA error in the middle of a job: status, err_desc, err_addr, recovery
 step "dma error" "${run[@]}" --device-props dma-error-on-job=3 --timeout 300 -- "$T/test_recovery"
 # a hung job: job timeout, engine reset, only the guilty job fails

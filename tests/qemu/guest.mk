@@ -19,6 +19,13 @@ $(BUILD)/tests/guest/%: tests/guest/%.c tests/guest/tc_guest.c tests/guest/tc_gu
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(GUEST_CFLAGS) -o $@ $< tests/guest/tc_guest.c $(GUEST_LIBS)
 
+# test_layouts goes through libtilecopy's device backend.
+$(BUILD)/tests/guest/test_layouts: tests/guest/test_layouts.c tests/guest/tc_guest.c \
+		tests/guest/tc_guest.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(GUEST_CFLAGS) -o $@ $< tests/guest/tc_guest.c $(LIB_A) \
+		$(GUEST_LIBS) $(LIB_LDLIBS)
+
 .PHONY: guest-tests check-guest guest-shell-test
 guest-tests: $(GUEST_TEST_BINS)
 

@@ -59,6 +59,8 @@ echo "guest-init: running command" >/dev/console
 timeout "$GUEST_TIMEOUT" chroot /host /bin/bash /tmp/results/cmd.sh \
 	>/results/output 2>&1 </dev/null
 rc=$?
+# busybox timeout kills with SIGTERM: 143
+[ $rc = 143 ] && echo "guest-init: command killed after the ${GUEST_TIMEOUT}s timeout (--timeout)" >>/results/init.log
 echo "guest-init: command exited with $rc" >/dev/console
 dmesg >/results/dmesg
 echo $rc >/results/status.tmp && mv /results/status.tmp /results/status
