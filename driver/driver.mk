@@ -3,8 +3,10 @@
 #   make module        build $(BUILD)/driver/tilecopy.ko against KDIR
 #   make module-clean  remove the module build
 #   make sparse        sparse on every driver file (make C=2), no warning allowed
-#   make checkpatch    scripts/checkpatch.sh (checkpatch.pl --no-tree -f)
-#   make check-module  module (no compiler warning allowed) + sparse + checkpatch
+#   make checkpatch    scripts/checkpatch.sh (checkpatch.pl --no-tree --strict -f)
+#   make kernel-doc    the kernel's scripts/kernel-doc -Wall on every driver file
+#   make check-module  module (no compiler warning allowed) + sparse +
+#                      kernel-doc + checkpatch
 #
 # KDIR defaults to the running kernel's build tree if it is a 6.12 kernel,
 # else to Debian's linux-headers-6.12.*+deb12-amd64 (scripts/deps.sh
@@ -22,7 +24,7 @@ DRV_SRCS := $(wildcard $(TOP)/driver/*.c $(TOP)/driver/*.h) $(TOP)/driver/Kbuild
 DRV_HDRS := $(TOP)/include/uapi/drm/tilecopy_accel.h $(TOP)/include/hw/tilecopy_hw.h
 DRV_KMAKE = timeout 900 $(MAKE) --no-print-directory -C $(KDIR) M=$(abspath $(DRV_KB))
 
-.PHONY: module module-clean sparse checkpatch check-module drv-kdir drv-copy
+.PHONY: module module-clean sparse checkpatch kernel-doc check-module drv-kdir drv-copy
 
 ALL_TARGETS += $(if $(KDIR),module)
 CHECK_TARGETS += check-module
@@ -55,17 +57,25 @@ module-clean:
 sparse: drv-copy
 	+@$(DRV_KMAKE) C=2 modules >$(BUILD)/driver/sparse.log 2>&1; rc=$$?; \
 		cat $(BUILD)/driver/sparse.log; exit $$rc
-	@if grep -E '^[^ ]*driver/.*(warning|error):' $(BUILD)/driver/sparse.log; then \
+	@if grep -E '(warning|error):' $(BUILD)/driver/sparse.log; then \
 		echo "sparse: the warnings above are defects" >&2; exit 1; fi
 	@echo "sparse: clean"
 
 checkpatch:
 	bash $(TOP)/scripts/checkpatch.sh
 
+kernel-doc: drv-kdir
+	@perl $(KDIR)/scripts/kernel-doc -none -Wall $(TOP)/driver/*.c $(TOP)/driver/*.h \
+		2>$(BUILD)/driver/kernel-doc.log; rc=$$?; cat $(BUILD)/driver/kernel-doc.log; \
+		if [ $$rc != 0 ] || [ -s $(BUILD)/driver/kernel-doc.log ]; then \
+		echo "kernel-doc: the warnings above are defects" >&2; exit 1; fi
+	@echo "kernel-doc: clean"
+
 check-module: module
 	@if grep -E '(warning|error):' $(BUILD)/driver/build.log; then \
 		echo "check-module: compiler warnings above" >&2; exit 1; fi
 	@$(MAKE) --no-print-directory sparse
+	@$(MAKE) --no-print-directory kernel-doc
 	@$(MAKE) --no-print-directory checkpatch
 	@modinfo $(DRV_KO) | grep -E '^(vermagic|alias|firmware|parm):'
-	@echo "check-module: module builds, sparse and checkpatch clean"
+	@echo "check-module: module builds without warnings; sparse, kernel-doc, checkpatch clean"

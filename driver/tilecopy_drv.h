@@ -21,6 +21,7 @@ struct tc_mmu_ctx;
  * @entities: one scheduler entity per hardware queue.
  * @jobs: job id -> struct tc_job_result, until WAIT reaps it.
  * @next_job_id: cursor for cyclic job id allocation.
+ * @num_results: entries in @jobs, at most TC_MAX_RESULTS.
  */
 struct tc_file {
 	struct tc_device *tdev;
@@ -29,7 +30,14 @@ struct tc_file {
 	struct drm_sched_entity entities[TC_MAX_QUEUES];
 	struct xarray jobs;
 	u32 next_job_id;
+	atomic_t num_results;
 };
+
+/*
+ * Statuses a file may leave unreaped (about 300 bytes each with the
+ * scheduler fence they keep): SUBMIT fails with -EBUSY beyond this.
+ */
+#define TC_MAX_RESULTS		65536
 
 static inline struct tc_file *to_tc_file(struct drm_file *file)
 {

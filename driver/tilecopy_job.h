@@ -11,6 +11,16 @@
 #include <drm/gpu_scheduler.h>
 
 struct tc_bo_map;
+/**
+ * struct tc_fence - fence of a job on the engine.
+ * @base: the fence.
+ * @lock: its lock.
+ */
+struct tc_fence {
+	struct dma_fence base;
+	spinlock_t lock;	/* of @base */
+};
+
 struct tc_device;
 struct tc_file;
 struct tc_mmu_ctx;
@@ -45,6 +55,8 @@ struct tc_job_result {
  * @desc_count: descriptors.
  * @bytes: bytes the job writes (for the bytes-moved counter).
  * @result: status for WAIT.
+ * @fence: the hardware fence, allocated at submission, initialised by
+ *	run_job (then NULL here: @hw_fence holds it).
  * @hw_fence: signalled when the engine finished the job (or it failed).
  * @seqno: ring sequence number, the seqno of @hw_fence.
  * @link: entry in &tc_queue.active while the engine owns the job.
@@ -61,6 +73,7 @@ struct tc_job {
 	u32 desc_count;
 	u64 bytes;
 	struct tc_job_result *result;
+	struct tc_fence *fence;
 	struct dma_fence *hw_fence;
 	u64 seqno;
 	struct list_head link;
@@ -71,6 +84,9 @@ void tc_queue_sched_fini(struct tc_queue *q);
 irqreturn_t tc_queue_irq(int irq, void *data);
 int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty);
 void tc_device_cancel_all(struct tc_device *tdev);
+
+void tc_job_free(struct tc_job *job);
+void tc_job_result_put(struct tc_job_result *res);
 
 int tc_file_jobs_init(struct tc_file *tfile);
 void tc_file_jobs_fini(struct tc_file *tfile);
