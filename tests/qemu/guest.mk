@@ -31,10 +31,11 @@ guest-tests: $(GUEST_TEST_BINS)
 
 ALL_TARGETS += $(GUEST_TEST_BINS)
 
+GUEST_ENV := QEMU_SYSTEM=$(abspath $(QEMU_SYSTEM)) QEMU_FIRMWARE_ARGS="$(QEMU_FIRMWARE_ARGS)" \
+	BUILD=$(abspath $(BUILD)) TC_MODULE=$(abspath $(DRV_KO))
+
 check-guest: qemu-build module firmware guest-tests
-	QEMU_SYSTEM=$(abspath $(QEMU_SYSTEM)) BUILD=$(abspath $(BUILD)) \
-		timeout 1800 bash tests/qemu/check-guest.sh
+	$(GUEST_ENV) timeout 1800 bash tests/qemu/check-guest.sh
 
 guest-shell-test: qemu-build module firmware guest-tests
-	QEMU_SYSTEM=$(abspath $(QEMU_SYSTEM)) BUILD=$(abspath $(BUILD)) \
-		bash tests/qemu/run-guest.sh --timeout 300 -- bash -c '$(CMD)'
+	$(GUEST_ENV) timeout 900 bash tests/qemu/run-guest.sh --timeout 300 -- bash -c '$(CMD)'
