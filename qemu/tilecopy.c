@@ -50,12 +50,16 @@
 #define TYPE_TILECOPY "tilecopy"
 OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
 
-/* TLB: fully associative; one entry maps a run of up to 64 pages that are
- * contiguous in both VA and bus address with equal permissions (one L3
- * table read fills it), so a mostly contiguous buffer costs a walk per
- * 256 KiB and scattered pages one per 4 KiB. */
-#define TC_TLB_ENTRIES          32
-#define TC_TLB_RUN_PAGES        64
+/*
+ * TLB: 128 fully associative entries. One entry maps a run of pages that
+ * are contiguous in both VA and bus address with equal permissions, up to
+ * the end of the L3 table (2 MiB), so a physically contiguous buffer costs
+ * one walk per 2 MiB and scattered pages one per 4 KiB. A hashed hint
+ * table (page -> entry) avoids scanning the entries on most lookups.
+ */
+#define TC_TLB_ENTRIES          128
+#define TC_TLB_HINTS            1024
+#define TC_PTE_CHUNK            32      /* PTEs read per bus read in a walk */
 
 #define TC_DESC_SIZE            sizeof(struct drm_tilecopy_desc)
 #define TC_RING_ENTRY_SIZE      sizeof(struct tc_ring_entry)
@@ -97,6 +101,7 @@ typedef struct TilecopyJob {
     uint64_t root;
     uint32_t ops;
     TilecopyTlbEntry tlb[TC_TLB_ENTRIES];
+    uint8_t hint[TC_TLB_HINTS];
     unsigned tlb_victim;
     int last[2];            /* last entry hit, per direction (0 read, 1 write) */
     unsigned tlb_gen;
@@ -281,7 +286,7 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
 {
     AddressSpace *as = pci_get_address_space(&s->pdev);
     uint64_t table = j->root & TC_PTE_ADDR_MASK;
-    uint64_t ptes[TC_TLB_RUN_PAGES], pte, pa, want, perm;
+    uint64_t ptes[TC_PTE_CHUNK], pte, pa, want, perm;
     unsigned level, idx, n, run;
     hwaddr plen;
     TilecopyTlbEntry *e;
@@ -306,7 +311,7 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
         table = pte & TC_PTE_ADDR_MASK;
     }
     idx = (va >> TC_PAGE_SHIFT) & (TC_PT_ENTRIES - 1);
-    n = MIN(TC_PT_ENTRIES - idx, TC_TLB_RUN_PAGES);
+    n = MIN(TC_PT_ENTRIES - idx, TC_PTE_CHUNK);
     if (!tilecopy_bus_read(s, table + idx * 8, ptes, n * 8)) {
         tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
         return NULL;
@@ -324,9 +329,21 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
         return NULL;
     }
     pa = pte & TC_PTE_ADDR_MASK;
-    for (run = 1; run < n; run++) {
-        uint64_t p = le64_to_cpu(ptes[run]);
+    /* Extend the run chunk by chunk while the pages stay contiguous. */
+    for (run = 1;; run++) {
+        uint64_t p;
 
+        if (run % TC_PTE_CHUNK == 0) {
+            n = MIN(TC_PT_ENTRIES - (idx + run), TC_PTE_CHUNK);
+            if (!n || !tilecopy_bus_read(s, table + (idx + run) * 8, ptes,
+                                         n * 8)) {
+                break;
+            }
+        }
+        if (run % TC_PTE_CHUNK >= n) {
+            break;
+        }
+        p = le64_to_cpu(ptes[run % TC_PTE_CHUNK]);
         if (!(p & TC_PTE_VALID) ||
             (p & (TC_PTE_READ | TC_PTE_WRITE)) != perm ||
             (p & TC_PTE_ADDR_MASK) != pa + run * TC_PAGE_SIZE) {
@@ -369,6 +386,11 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     return e;
 }
 
+static inline unsigned tilecopy_hint(uint64_t va)
+{
+    return ((va >> TC_PAGE_SHIFT) * 0x9e3779b97f4a7c15ull) >> 54;
+}
+
 /*
  * Host pointer for @va; *avail = bytes usable from there in the same run.
  * NULL on a fault (recorded in the job).
@@ -378,7 +400,7 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
                                    uint64_t *avail)
 {
     TilecopyTlbEntry *e = NULL;
-    unsigned gen = qatomic_read(&s->tlb_gen);
+    unsigned gen = qatomic_read(&s->tlb_gen), h = tilecopy_hint(va);
     int i, l = j->last[is_write];
 
     if (gen != j->tlb_gen) {
@@ -389,9 +411,11 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
     }
     if (l >= 0 && va - j->tlb[l].va < j->tlb[l].len) {
         e = &j->tlb[l];
+    } else if (va - j->tlb[j->hint[h]].va < j->tlb[j->hint[h]].len) {
+        e = &j->tlb[j->hint[h]];
     } else {
         for (i = 0; i < TC_TLB_ENTRIES; i++) {
-            if (j->tlb[i].len && va - j->tlb[i].va < j->tlb[i].len) {
+            if (va - j->tlb[i].va < j->tlb[i].len) {
                 e = &j->tlb[i];
                 break;
             }
@@ -408,11 +432,46 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
         }
     }
     j->last[is_write] = e - j->tlb;
+    j->hint[h] = e - j->tlb;
     *avail = e->va + e->len - va;
     return e->host + (va - e->va);
 }
 
 /* ---- helpers: data movement ------------------------------------------------- */
+
+/*
+ * Copy a finished tile out to memory. Large blocks bypass the host caches
+ * (streaming stores) as a DMA engine's writes would: no read of the
+ * destination lines, no eviction of the tile buffer.
+ */
+static void tilecopy_store(uint8_t *dst, const uint8_t *src, size_t n)
+{
+#ifdef __SSE2__
+    if (n >= 16 * KiB) {
+        size_t head = (16 - ((uintptr_t)dst & 15)) & 15, i;
+
+        memcpy(dst, src, head);
+        dst += head;
+        src += head;
+        n -= head;
+        for (i = 0; i + 64 <= n; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
+            __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+
+            _mm_stream_si128((__m128i *)(dst + i), a);
+            _mm_stream_si128((__m128i *)(dst + i + 16), b);
+            _mm_stream_si128((__m128i *)(dst + i + 32), c);
+            _mm_stream_si128((__m128i *)(dst + i + 48), d);
+        }
+        _mm_sfence();
+        memcpy(dst + i, src + i, n - i);
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
 
 static bool tilecopy_cancelled(TilecopyState *s, TilecopyJob *j)
 {
@@ -476,7 +535,7 @@ static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
             return false;
         }
         n = tilecopy_write_budget(j, va, MIN(avail, len));
-        memcpy(p, b, n);
+        tilecopy_store(p, b, n);
         if (n < MIN(avail, len)) {
             return false;
         }
@@ -519,23 +578,30 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
 
 /* ---- helpers: the tile buffer ------------------------------------------------ */
 
-/* out[c][r] = in[r][c]; in is rows x cols, elements of @es bytes. */
-static void tilecopy_transpose(uint8_t *out, const uint8_t *in, size_t rows,
-                               size_t cols, unsigned es)
+/*
+ * out[c][r] = row[r][c]: @rows source rows of @cols elements of @es bytes
+ * (each row contiguous, rows anywhere) into a rows-wide matrix.
+ */
+static void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
+                               size_t rows, size_t cols, unsigned es)
 {
     size_t r = 0, c, r0;
 
 #ifdef __SSE2__
     if (es == 4) {
-        const uint32_t *i32 = (const uint32_t *)in;
         uint32_t *o32 = (uint32_t *)out;
 
         for (; r + 4 <= rows; r += 4) {
+            const uint32_t *i0 = (const uint32_t *)row[r];
+            const uint32_t *i1 = (const uint32_t *)row[r + 1];
+            const uint32_t *i2 = (const uint32_t *)row[r + 2];
+            const uint32_t *i3 = (const uint32_t *)row[r + 3];
+
             for (c = 0; c + 4 <= cols; c += 4) {
-                __m128i a = _mm_loadu_si128((const __m128i *)(i32 + (r + 0) * cols + c));
-                __m128i b = _mm_loadu_si128((const __m128i *)(i32 + (r + 1) * cols + c));
-                __m128i d = _mm_loadu_si128((const __m128i *)(i32 + (r + 2) * cols + c));
-                __m128i e = _mm_loadu_si128((const __m128i *)(i32 + (r + 3) * cols + c));
+                __m128i a = _mm_loadu_si128((const __m128i *)(i0 + c));
+                __m128i b = _mm_loadu_si128((const __m128i *)(i1 + c));
+                __m128i d = _mm_loadu_si128((const __m128i *)(i2 + c));
+                __m128i e = _mm_loadu_si128((const __m128i *)(i3 + c));
                 __m128i t0 = _mm_unpacklo_epi32(a, b);
                 __m128i t1 = _mm_unpacklo_epi32(d, e);
                 __m128i t2 = _mm_unpackhi_epi32(a, b);
@@ -552,7 +618,7 @@ static void tilecopy_transpose(uint8_t *out, const uint8_t *in, size_t rows,
             }
             for (; c < cols; c++) {
                 for (r0 = r; r0 < r + 4; r0++) {
-                    o32[c * rows + r0] = i32[r0 * cols + c];
+                    o32[c * rows + r0] = ((const uint32_t *)row[r0])[c];
                 }
             }
         }
@@ -564,11 +630,10 @@ static void tilecopy_transpose(uint8_t *out, const uint8_t *in, size_t rows,
 
 #define TILECOPY_T(type)                                                \
         do {                                                            \
-            const type *it = (const type *)in;                          \
             type *ot = (type *)out;                                     \
             for (c = 0; c < cols; c++) {                                \
                 for (r0 = r; r0 < rn; r0++) {                           \
-                    ot[c * rows + r0] = it[r0 * cols + c];              \
+                    ot[c * rows + r0] = ((const type *)row[r0])[c];     \
                 }                                                       \
             }                                                           \
         } while (0)
@@ -746,12 +811,13 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
     uint64_t soff = 0, doff = 0;
     uint32_t outer = ((1u << sh->nd) - 1) & ~(1u << p) & ~(1u << q);
     uint8_t *in = s->tilebuf, *out = s->tilebuf + s->tilebuf_size / 2;
+    const uint8_t *rows[64];
 
-    bq = MIN(sh->e[q], 256);
+    bq = MIN(sh->e[q], 64);     /* rows live in the TLB at once: keep well under its size */
     bp = MIN(sh->e[p], cap / bq);
     if (bp < MIN(sh->e[p], 64)) {
         bp = MIN(sh->e[p], 64);
-        bq = MIN(sh->e[q], cap / bp);
+        bq = MIN(MIN(sh->e[q], cap / bp), 64);
     }
     do {
         for (q0 = 0; q0 < sh->e[q]; q0 += bq) {
@@ -764,19 +830,26 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                 }
                 n = MIN(bp, sh->e[p] - p0);     /* elements per source row */
                 m = MIN(bq, sh->e[q] - q0);     /* source rows */
-                if (sh->ss[q] == n) {
-                    if (!tilecopy_read_va(s, j, src, in, m * n * es)) {
+                /* Gather: rows are read where they lie (a row split
+                 * between two mappings is first copied into the buffer). */
+                for (i = 0; i < m; i++) {
+                    uint64_t va = src + i * sh->ss[q] * es, avail;
+                    const uint8_t *hp = tilecopy_translate(s, j, va, false,
+                                                           &avail);
+
+                    if (!hp) {
                         return false;
                     }
-                } else {
-                    for (i = 0; i < m; i++) {
-                        if (!tilecopy_read_va(s, j, src + i * sh->ss[q] * es,
-                                              in + i * n * es, n * es)) {
+                    if (avail < n * es) {
+                        if (!tilecopy_read_va(s, j, va, in + i * n * es,
+                                              n * es)) {
                             return false;
                         }
+                        hp = in + i * n * es;
                     }
+                    rows[i] = hp;
                 }
-                tilecopy_transpose(out, in, m, n, es);
+                tilecopy_transpose(out, rows, m, n, es);
                 if (sh->ds[p] == m) {
                     /* rows adjacent in the destination: one run */
                     if (!tilecopy_write_va(s, j, dst, out, m * n * es)) {
