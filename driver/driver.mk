@@ -24,7 +24,7 @@ DRV_SRCS := $(wildcard $(TOP)/driver/*.c $(TOP)/driver/*.h) $(TOP)/driver/Kbuild
 DRV_HDRS := $(TOP)/include/uapi/drm/tilecopy_accel.h $(TOP)/include/hw/tilecopy_hw.h
 DRV_KMAKE = timeout 900 $(MAKE) --no-print-directory -C $(KDIR) M=$(abspath $(DRV_KB))
 
-.PHONY: module module-clean sparse checkpatch kernel-doc check-module drv-kdir drv-copy
+.PHONY: module module-install module-clean sparse checkpatch kernel-doc check-module drv-kdir drv-copy
 
 ALL_TARGETS += $(if $(KDIR),module)
 CHECK_TARGETS += check-module
@@ -50,6 +50,15 @@ $(DRV_KO): $(DRV_SRCS) $(DRV_HDRS) $(TOP)/Kbuild
 	@echo "  KO      $@"
 
 module: $(DRV_KO)
+
+# Not part of `make install`: it writes outside PREFIX (kernel tree, udev).
+module-install: module
+	@kver=$$($(MAKE) --no-print-directory -s -C $(KDIR) kernelrelease) && \
+	install -D -m 0644 $(DRV_KO) $(DESTDIR)/lib/modules/$$kver/updates/tilecopy.ko && \
+	install -D -m 0644 $(TOP)/driver/99-tilecopy.rules \
+		$(DESTDIR)/etc/udev/rules.d/99-tilecopy.rules && \
+	if [ -z "$(DESTDIR)" ]; then depmod $$kver; fi && \
+	echo "  INSTALL $(DESTDIR)/lib/modules/$$kver/updates/tilecopy.ko"
 
 module-clean:
 	rm -rf $(BUILD)/driver
