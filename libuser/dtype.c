@@ -22,6 +22,19 @@ static const struct {
 	[TILECOPY_DT_I64] = { "i64", 8 },
 };
 
+static const struct {
+	const char *name;
+	tilecopy_dtype_t dt;
+} tc_long_names[] = {
+	{ "uint8", TILECOPY_DT_U8 },	{ "int8", TILECOPY_DT_I8 },
+	{ "float16", TILECOPY_DT_F16 },	{ "half", TILECOPY_DT_F16 },
+	{ "fp16", TILECOPY_DT_F16 },	{ "bfloat16", TILECOPY_DT_BF16 },
+	{ "int16", TILECOPY_DT_I16 },	{ "float32", TILECOPY_DT_F32 },
+	{ "float", TILECOPY_DT_F32 },	{ "fp32", TILECOPY_DT_F32 },
+	{ "int32", TILECOPY_DT_I32 },	{ "float64", TILECOPY_DT_F64 },
+	{ "double", TILECOPY_DT_F64 },	{ "int64", TILECOPY_DT_I64 },
+};
+
 TILECOPY_API size_t tilecopy_dtype_size(tilecopy_dtype_t dt)
 {
 	if ((unsigned int)dt >= TC_ARRAY_SIZE(tc_dtypes))
@@ -47,14 +60,14 @@ TILECOPY_API tilecopy_status_t tilecopy_dtype_parse(tilecopy_dtype_t *dt,
 			return tc_ok();
 		}
 	}
-	/* Common spellings of the same types. */
-	if (!strcmp(name, "float") || !strcmp(name, "fp32"))
-		return *dt = TILECOPY_DT_F32, tc_ok();
-	if (!strcmp(name, "half") || !strcmp(name, "fp16"))
-		return *dt = TILECOPY_DT_F16, tc_ok();
-	if (!strcmp(name, "int8"))
-		return *dt = TILECOPY_DT_I8, tc_ok();
+	/* Long names, as frameworks spell them. */
+	for (size_t i = 0; i < TC_ARRAY_SIZE(tc_long_names); i++) {
+		if (!strcmp(name, tc_long_names[i].name)) {
+			*dt = tc_long_names[i].dt;
+			return tc_ok();
+		}
+	}
 	return tc_fail(TILECOPY_ERR_INVALID_ARG,
-		       "dtype: unknown element type '%s' (u8, i8, f16, bf16, i16, f32, i32, f64, i64)",
+		       "dtype: unknown element type '%s' (u8, i8, f16, bf16, i16, f32, i32, f64, i64 or int8, float16, ...)",
 		       name);
 }

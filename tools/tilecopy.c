@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 2, argv + 2);
-	fprintf(stderr, "tilecopy: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "tilecopy: unknown command '%s' (layout, plan, convert, info, bench; see --help)\n",
+		argv[1]);
 	return 2;
 }
