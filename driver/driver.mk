@@ -7,6 +7,9 @@
 #   make kernel-doc    the kernel's scripts/kernel-doc -Wall on every driver file
 #   make check-module  module (no compiler warning allowed) + sparse +
 #                      kernel-doc + checkpatch
+#   make check-driver-guest  driver/tests/tc_drv_smoke in a guest with two
+#                      engines (contexts, PRIME within and across devices,
+#                      read-only BOs, isolation, sysfs), clean dmesg required
 #
 # KDIR defaults to the running kernel's build tree if it is a 6.12 kernel,
 # else to Debian's linux-headers-6.12.*+deb12-amd64 (scripts/deps.sh
@@ -24,10 +27,10 @@ DRV_SRCS := $(wildcard $(TOP)/driver/*.c $(TOP)/driver/*.h) $(TOP)/driver/Kbuild
 DRV_HDRS := $(TOP)/include/uapi/drm/tilecopy_accel.h $(TOP)/include/hw/tilecopy_hw.h
 DRV_KMAKE = timeout 900 $(MAKE) --no-print-directory -C $(KDIR) M=$(abspath $(DRV_KB))
 
-.PHONY: module module-install module-clean sparse checkpatch kernel-doc check-module drv-kdir drv-copy
+.PHONY: check-driver-guest module module-install module-clean sparse checkpatch kernel-doc check-module drv-kdir drv-copy
 
 ALL_TARGETS += $(if $(KDIR),module)
-CHECK_TARGETS += check-module
+CHECK_TARGETS += check-module check-driver-guest
 
 drv-kdir:
 	@if [ -z "$(KDIR)" ] || [ ! -f "$(KDIR)/Makefile" ]; then \
@@ -88,3 +91,16 @@ check-module: module
 	@$(MAKE) --no-print-directory checkpatch
 	@modinfo $(DRV_KO) | grep -E '^(vermagic|alias|firmware|parm):'
 	@echo "check-module: module builds without warnings; sparse, kernel-doc, checkpatch clean"
+
+DRV_SMOKE := $(BUILD)/driver/tc_drv_smoke
+ALL_TARGETS += $(DRV_SMOKE)
+
+$(DRV_SMOKE): $(TOP)/driver/tests/tc_drv_smoke.c $(TOP)/include/uapi/drm/tilecopy_accel.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -o $@ $< $(shell pkg-config --libs libdrm)
+
+# The harness (tests/qemu/run-guest.sh) fails on WARNING/BUG/oops in dmesg.
+check-driver-guest: qemu-build module firmware $(DRV_SMOKE)
+	QEMU_SYSTEM=$(abspath $(QEMU_SYSTEM)) BUILD=$(abspath $(BUILD)) \
+		timeout 900 bash $(TOP)/tests/qemu/run-guest.sh --devices 2 --timeout 600 \
+		-- $(abspath $(DRV_SMOKE))

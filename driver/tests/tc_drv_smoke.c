@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tc_drv_smoke - driver behaviour that the in-guest Check suites
+ * (tests/guest/) do not cover, run in a guest by `make check-driver-guest`:
+ *
+ *   /contexts     64 open files per device; the 65th open fails with EBUSY
+ *                 and succeeds again once one is closed
+ *   /prime-self   a BO exported and imported by another file of the same
+ *                 device gets its own VA there; both see the same pages
+ *   /prime-cross  same, imported into a second device (when there is one)
+ *   /read-only    a read-only BO is refused as a destination, fine as source
+ *   /isolation    a VA that is valid in another file is refused
+ *   /sysfs        counters and firmware version in the PCI device's sysfs
+ *
+ * Exit status: 0 all passed, 1 a check failed, 77 no tilecopy device.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "tilecopy_accel.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+		fprintf(stderr, __VA_ARGS__);				\
+		fputc('\n', stderr);					\
+		failures++;						\
+		return;							\
+	}								\
+} while (0)
+
+struct bo {
+	uint32_t handle;
+	uint64_t va, size;
+	void *map;
+};
+
+static char devs[8][256];
+static int ndevs;
+
+static void find_devices(void)
+{
+	DIR *d = opendir("/dev/accel");
+	struct dirent *e;
+	char drv[256], link[512];
+	ssize_t n;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && ndevs < 8) {
+		if (strncmp(e->d_name, "accel", 5))
+			continue;
+		snprintf(link, sizeof(link), "/sys/class/accel/%s/device/driver", e->d_name);
+		n = readlink(link, drv, sizeof(drv) - 1);
+		if (n <= 0)
+			continue;
+		drv[n] = 0;
+		if (!strstr(drv, "/tilecopy"))
+			continue;
+		snprintf(devs[ndevs++], sizeof(devs[0]), "%s", e->d_name);
+	}
+	closedir(d);
+	/* readdir order is arbitrary; accel0 first keeps messages stable */
+	qsort(devs, ndevs, sizeof(devs[0]), (int (*)(const void *, const void *))strcmp);
+}
+
+static int open_dev(int n)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "/dev/accel/%s", devs[n]);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return drmIoctl(fd, req, arg) ? -errno : 0;
+}
+
+static int bo_new(int fd, uint64_t size, uint32_t flags, struct bo *bo)
+{
+	struct drm_tilecopy_bo_create c = { .size = size, .flags = flags };
+	int r = xioctl(fd, DRM_IOCTL_TILECOPY_BO_CREATE, &c);
+
+	if (r)
+		return r;
+	bo->handle = c.handle;
+	bo->va = c.va;
+	bo->size = size;
+	bo->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, c.mmap_offset);
+	return bo->map == MAP_FAILED ? -errno : 0;
+}
+
+static int bo_info(int fd, uint32_t handle, struct bo *bo)
+{
+	struct drm_tilecopy_bo_info i = { .handle = handle };
+	int r = xioctl(fd, DRM_IOCTL_TILECOPY_BO_INFO, &i);
+
+	if (r)
+		return r;
+	bo->handle = handle;
+	bo->va = i.va;
+	bo->size = i.size;
+	bo->map = mmap(NULL, i.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, i.mmap_offset);
+	return bo->map == MAP_FAILED ? -errno : 0;
+}
+
+static void desc_copy(struct drm_tilecopy_desc *d, uint64_t dst, uint64_t src, uint32_t n)
+{
+	memset(d, 0, sizeof(*d));
+	d->op = DRM_TILECOPY_OP_COPY;
+	d->elem_size = 1;
+	d->ndims = 1;
+	d->src = src;
+	d->dst = dst;
+	d->extent[0] = n;
+	d->src_stride[0] = 1;
+	d->dst_stride[0] = 1;
+}
+
+/* Submit one descriptor over @handles and wait; returns -errno or the status. */
+static int run(int fd, const struct drm_tilecopy_desc *d, const uint32_t *handles,
+	       uint32_t nbo)
+{
+	struct drm_tilecopy_submit s = {
+		.descs = (uintptr_t)d, .bo_handles = (uintptr_t)handles,
+		.desc_count = 1, .desc_size = sizeof(*d), .bo_count = nbo,
+	};
+	struct drm_tilecopy_wait w = { 0 };
+	struct timespec ts;
+	int r = xioctl(fd, DRM_IOCTL_TILECOPY_SUBMIT, &s);
+
+	if (r)
+		return r;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	w.job_id = s.job_id;
+	w.timeout_ns = (ts.tv_sec + 60) * 1000000000ll + ts.tv_nsec;
+	r = xioctl(fd, DRM_IOCTL_TILECOPY_WAIT, &w);
+	return r ? r : (int)w.status;
+}
+
+static void test_contexts(void)
+{
+	int fds[65], i, r, extra;
+
+	for (i = 0; i < 64; i++) {
+		fds[i] = open_dev(0);
+		if (fds[i] < 0)
+			break;
+	}
+	/* other processes may hold a few contexts; all 64 is the usual case */
+	CHECK(i >= 60, "only %d opens succeeded: %s", i, strerror(errno));
+	if (i == 64) {
+		fds[64] = open_dev(0);
+		r = fds[64] < 0 ? errno : 0;
+		CHECK(fds[64] < 0 && r == EBUSY, "65th open: fd %d errno %d", fds[64], r);
+		close(fds[63]);
+		extra = open_dev(0);
+		CHECK(extra >= 0, "open after a close: %s", strerror(errno));
+		fds[63] = extra;
+	}
+	while (i--)
+		close(fds[i]);
+}
+
+static void test_prime(int dev_b, const char *name)
+{
+	int fa = open_dev(0), fb = open_dev(dev_b), dmabuf = -1;
+	struct bo a, src, imp;
+	uint32_t h, hs[2];
+	struct drm_tilecopy_desc d;
+	int r, i;
+
+	CHECK(fa >= 0 && fb >= 0, "%s: open", name);
+	CHECK(bo_new(fa, 8192, 0, &a) == 0, "%s: BO in A", name);
+	CHECK(drmPrimeHandleToFD(fa, a.handle, DRM_CLOEXEC | DRM_RDWR, &dmabuf) == 0,
+	      "%s: export: %s", name, strerror(errno));
+	CHECK(drmPrimeFDToHandle(fb, dmabuf, &h) == 0, "%s: import: %s", name, strerror(errno));
+	CHECK(bo_info(fb, h, &imp) == 0, "%s: BO_INFO of the import", name);
+	CHECK(imp.size == 8192, "%s: imported size %llu", name, (unsigned long long)imp.size);
+	CHECK(imp.va >= 0x100000000ull, "%s: imported VA 0x%llx", name,
+	      (unsigned long long)imp.va);
+
+	/* the engine of B writes into A's pages through B's mapping */
+	CHECK(bo_new(fb, 4096, 0, &src) == 0, "%s: source BO", name);
+	for (i = 0; i < 4096; i++)
+		((uint8_t *)src.map)[i] = (uint8_t)(i * 7 + 3);
+	memset(a.map, 0, 8192);
+	desc_copy(&d, imp.va + 4096, src.va, 4096);
+	hs[0] = h;
+	hs[1] = src.handle;
+	r = run(fb, &d, hs, 2);
+	CHECK(r == DRM_TILECOPY_STATUS_OK, "%s: copy into the import: %d", name, r);
+	CHECK(memcmp((uint8_t *)a.map + 4096, src.map, 4096) == 0,
+	      "%s: exporter does not see the data", name);
+	CHECK(((uint8_t *)a.map)[0] == 0, "%s: wrote outside the range", name);
+	CHECK(memcmp((uint8_t *)imp.map + 4096, src.map, 4096) == 0,
+	      "%s: importer's mmap does not see the data", name);
+
+	/* the exporter's file closes its handle: the import keeps working */
+	munmap(a.map, 8192);
+	drmCloseBufferHandle(fa, a.handle);
+	close(fa);
+	memset(src.map, 0x5a, 4096);
+	desc_copy(&d, imp.va, src.va, 4096);
+	r = run(fb, &d, hs, 2);
+	CHECK(r == DRM_TILECOPY_STATUS_OK, "%s: copy after the exporter closed: %d", name, r);
+	CHECK(((uint8_t *)imp.map)[100] == 0x5a, "%s: data after the exporter closed", name);
+	close(dmabuf);
+	close(fb);
+}
+
+static void test_read_only(void)
+{
+	int fd = open_dev(0);
+	struct bo ro, rw;
+	struct drm_tilecopy_desc d;
+	uint32_t hs[2];
+	int r;
+
+	CHECK(fd >= 0, "open");
+	CHECK(bo_new(fd, 4096, DRM_TILECOPY_BO_READ_ONLY, &ro) == 0, "read-only BO");
+	CHECK(bo_new(fd, 4096, 0, &rw) == 0, "BO");
+	memset(ro.map, 0x11, 4096);
+	hs[0] = ro.handle;
+	hs[1] = rw.handle;
+	desc_copy(&d, ro.va, rw.va, 16);
+	r = run(fd, &d, hs, 2);
+	CHECK(r == -EINVAL, "read-only destination: %d", r);
+	desc_copy(&d, rw.va, ro.va, 4096);
+	r = run(fd, &d, hs, 2);
+	CHECK(r == DRM_TILECOPY_STATUS_OK, "read-only source: %d", r);
+	CHECK(((uint8_t *)rw.map)[4095] == 0x11, "copy from the read-only BO");
+	close(fd);
+}
+
+static void test_isolation(void)
+{
+	int f1 = open_dev(0), f2 = open_dev(0);
+	struct bo a, b;
+	struct drm_tilecopy_desc d;
+	int r;
+
+	CHECK(f1 >= 0 && f2 >= 0, "open");
+	CHECK(bo_new(f1, 4096, 0, &a) == 0 && bo_new(f2, 8192, 0, &b) == 0, "BOs");
+	/* b's VA range in f2 is not a's; f1 may not name f2's addresses */
+	desc_copy(&d, a.va, b.va + 4096, 16);
+	if (b.va + 4096 >= a.va && b.va + 4096 < a.va + 4096)
+		d.src = a.va + 8192;	/* happens to overlap: use a surely foreign VA */
+	r = run(f1, &d, &a.handle, 1);
+	CHECK(r == -EINVAL, "foreign VA as source: %d", r);
+	/* a handle of f2 means nothing in f1 (or another BO) */
+	r = run(f1, &d, &b.handle, 1);
+	CHECK(r == -ENOENT || r == -EINVAL, "f2's handle in f1: %d", r);
+	close(f1);
+	close(f2);
+}
+
+static long long sysfs_num(const char *name)
+{
+	char path[512], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/%s", devs[0], name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] ? strtoll(buf, NULL, 10) : -1;
+}
+
+static void test_sysfs(void)
+{
+	long long done0 = sysfs_num("jobs_done"), bytes0 = sysfs_num("bytes_moved");
+	int fd = open_dev(0);
+	struct bo a;
+	struct drm_tilecopy_desc d;
+	struct drm_tilecopy_get_param p = { .param = DRM_TILECOPY_PARAM_FW_VERSION };
+	char path[512], buf[64] = "", want[64];
+	FILE *f;
+	int r;
+
+	CHECK(done0 >= 0 && bytes0 >= 0, "sysfs counters missing");
+	CHECK(fd >= 0 && bo_new(fd, 8192, 0, &a) == 0, "BO");
+	desc_copy(&d, a.va + 4096, a.va, 4096);
+	r = run(fd, &d, &a.handle, 1);
+	CHECK(r == DRM_TILECOPY_STATUS_OK, "copy: %d", r);
+	CHECK(sysfs_num("jobs_done") >= done0 + 1, "jobs_done did not move");
+	CHECK(sysfs_num("bytes_moved") >= bytes0 + 4096, "bytes_moved did not move");
+	CHECK(xioctl(fd, DRM_IOCTL_TILECOPY_GET_PARAM, &p) == 0, "GET_PARAM");
+	snprintf(want, sizeof(want), "%u.%u.%u\n", (unsigned)(p.value >> 16),
+		 (unsigned)(p.value >> 8) & 0xff, (unsigned)p.value & 0xff);
+	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/fw_version", devs[0]);
+	f = fopen(path, "r");
+	CHECK(f, "no %s", path);
+	CHECK(fgets(buf, sizeof(buf), f), "read %s", path);
+	fclose(f);
+	CHECK(!strcmp(buf, want), "fw_version %s, GET_PARAM says %s", buf, want);
+	close(fd);
+}
+
+int main(void)
+{
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {
+		{ "/contexts", test_contexts },
+		{ "/read-only", test_read_only },
+		{ "/isolation", test_isolation },
+		{ "/sysfs", test_sysfs },
+	};
+	unsigned int i;
+	int before;
+
+	find_devices();
+	if (!ndevs) {
+		printf("tc_drv_smoke: no tilecopy device: skipped\n");
+		return 77;
+	}
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		before = failures;
+		tests[i].fn();
+		printf("%s %s\n", failures == before ? "ok  " : "FAIL", tests[i].name);
+	}
+	before = failures;
+	test_prime(0, "prime-self");
+	printf("%s /prime-self\n", failures == before ? "ok  " : "FAIL");
+	if (ndevs > 1) {
+		before = failures;
+		test_prime(1, "prime-cross");
+		printf("%s /prime-cross (%s -> %s)\n", failures == before ? "ok  " : "FAIL",
+		       devs[0], devs[1]);
+	} else {
+		printf("skip /prime-cross: one device only\n");
+	}
+	printf("tc_drv_smoke: %d failure(s) on %d device(s)\n", failures, ndevs);
+	return failures ? 1 : 0;
+}
