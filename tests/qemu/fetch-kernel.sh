@@ -34,6 +34,15 @@ if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$want" ]; then
 	exit 0
 fi
 
+# One fetch at a time (parallel make targets boot guests too).
+mkdir -p "$CACHE"
+exec 8>"$CACHE/kernel-$ver.lock"
+timeout "$T" flock 8 || { echo "fetch-kernel: cache lock busy" >&2; exit 1; }
+if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$want" ]; then
+	echo "$dir"
+	exit 0
+fi
+
 pkg=linux-image-$ver-unsigned
 echo "fetch-kernel: fetching $pkg into $dir" >&2
 rm -rf "$dir.tmp"

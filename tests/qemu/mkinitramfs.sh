@@ -33,6 +33,8 @@ done
 cp "$kdir"/modules/*.ko "$tmp/lib/modules/"
 install -m 0755 "$here/init.sh" "$tmp/init"
 mkdir -p "$(dirname "$out")"
+part=$(mktemp "$out.XXXXXX")
 (cd "$tmp" && find . -print0 | LC_ALL=C sort -z |
-	timeout 120 cpio --null -o -H newc --quiet --reproducible) | gzip -1 >"$out.tmp"
-mv "$out.tmp" "$out"
+	timeout 120 cpio --null -o -H newc --quiet --reproducible) | gzip -1 >"$part"
+chmod 0644 "$part"
+mv "$part" "$out"	# atomic: a guest booting meanwhile reads the old or the new one
