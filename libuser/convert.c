@@ -9,8 +9,10 @@
  * scheduling, interrupt) is larger than the whole conversion on the CPU.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "device_internal.h"
@@ -99,5 +101,126 @@ TILECOPY_API tilecopy_status_t tilecopy_convert(tilecopy_device_t *dev,
 	st = tc_convert_device(dev, plan, src, dst);
 	if (!st && used_device)
 		*used_device = 1;
+	return st ? st : tc_ok();
+}
+
+/* The staging BOs of devs[0] as seen by one device (imported if another). */
+struct tc_share {
+	tilecopy_bo_t *src, *dst;
+	int imported;
+};
+
+static tilecopy_status_t tc_share_import(struct tc_share *sh, tilecopy_device_t *dev,
+					 tilecopy_bo_t *sbo, tilecopy_bo_t *dbo)
+{
+	tilecopy_status_t st;
+	int fd;
+
+	sh->imported = 1;
+	st = tilecopy_bo_export(sbo, &fd);
+	if (st)
+		return st;
+	st = tilecopy_bo_import(&sh->src, dev, fd);
+	close(fd);
+	if (st)
+		return st;
+	st = tilecopy_bo_export(dbo, &fd);
+	if (st)
+		return st;
+	st = tilecopy_bo_import(&sh->dst, dev, fd);
+	close(fd);
+	return st;
+}
+
+static void tc_share_release(struct tc_share *sh)
+{
+	if (!sh->imported)
+		return;
+	tilecopy_bo_free(sh->dst);
+	tilecopy_bo_free(sh->src);
+}
+
+static tilecopy_status_t tc_multi_run(tilecopy_device_t *const *devs, int ndev,
+				      const tilecopy_plan_t *plan, struct tc_share *sh,
+				      tilecopy_job_t **jobs)
+{
+	tilecopy_status_t st = TILECOPY_SUCCESS, first = TILECOPY_SUCCESS;
+	char msg[512] = "";
+	int i;
+
+	for (i = 0; i < ndev && !st; i++)
+		st = tc_job_submit_slice(&jobs[i], devs[i], plan, sh[i].src, sh[i].src->va,
+					 sh[i].dst, sh[i].dst->va, (unsigned int)i,
+					 (unsigned int)ndev, 0);
+	if (st)
+		snprintf(msg, sizeof(msg), "%s", tilecopy_last_error()), first = st;
+	/* wait for every submitted slice, even after a failure */
+	for (int k = 0; k < ndev; k++) {
+		if (!jobs[k])
+			continue;
+		st = tilecopy_job_wait(jobs[k], -1);
+		if (st && !first)
+			snprintf(msg, sizeof(msg), "%s", tilecopy_last_error()), first = st;
+	}
+	return first ? tc_fail(first, "%s", msg) : TILECOPY_SUCCESS;
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *devs,
+						      int ndev,
+						      const tilecopy_plan_t *plan,
+						      const void *src, size_t src_size,
+						      void *dst, size_t dst_size,
+						      int *used_devices)
+{
+	struct tc_share sh[16] = { 0 };
+	tilecopy_job_t *jobs[16] = { 0 };
+	tilecopy_bo_t *sbo = NULL, *dbo = NULL;
+	tilecopy_status_t st;
+	void *sp, *dp;
+	int i;
+
+	if (used_devices)
+		*used_devices = 0;
+	if (!devs || ndev < 1 || ndev > 16)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "ndev: %d outside 1..16", ndev);
+	if (ndev == 1 || (plan && plan->ordered)) {
+		/* one device: an ordered plan cannot be cut across engines */
+		st = tilecopy_convert(devs[0], plan, src, src_size, dst, dst_size, used_devices);
+		return st;
+	}
+	if (!plan || !dst || (!src && plan->src_bytes))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "convert: NULL argument");
+	if (src_size < plan->src_bytes || dst_size < plan->dst_bytes)
+		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
+			       "%s: buffer smaller than the plan needs",
+			       src_size < plan->src_bytes ? "src_size" : "dst_size");
+	st = tilecopy_bo_create(&sbo, devs[0], plan->src_bytes ? plan->src_bytes : 1, 0);
+	if (!st)
+		st = tilecopy_bo_create(&dbo, devs[0], plan->dst_bytes ? plan->dst_bytes : 1, 0);
+	if (!st)
+		st = tilecopy_bo_map(sbo, &sp);
+	if (!st)
+		st = tilecopy_bo_map(dbo, &dp);
+	if (st)
+		goto out;
+	memcpy(sp, src, plan->src_bytes);
+	sh[0].src = sbo;
+	sh[0].dst = dbo;
+	for (i = 1; i < ndev && !st; i++)
+		st = tc_share_import(&sh[i], devs[i], sbo, dbo);
+	if (!st)
+		st = tc_multi_run(devs, ndev, plan, sh, jobs);
+	if (!st) {
+		memcpy(dst, dp, plan->dst_bytes);
+		if (used_devices)
+			*used_devices = ndev;
+	}
+out:
+	for (i = 0; i < ndev; i++) {
+		tilecopy_job_destroy(jobs[i]);
+		tc_share_release(&sh[i]);
+	}
+	tilecopy_bo_free(dbo);
+	tilecopy_bo_free(sbo);
 	return st ? st : tc_ok();
 }

@@ -125,7 +125,7 @@ static tilecopy_status_t tc_device_fill_info(tilecopy_device_t *dev)
 	};
 
 	for (size_t i = 0; i < TC_ARRAY_SIZE(map); i++) {
-		uint64_t v;
+		uint64_t v = 0;
 		tilecopy_status_t st = tc_param(dev, map[i].param, &v);
 		char *dst = (char *)&dev->info + map[i].off;
 

@@ -6,6 +6,8 @@
 #include "tilecopy/device.h"
 #include "tilecopy_accel.h"
 
+struct tilecopy_plan;
+
 struct tilecopy_device {
 	int fd;
 	struct tilecopy_device_info info;
@@ -34,6 +36,17 @@ struct tilecopy_job {
 	int nparts;
 	struct tc_job_part part[];
 };
+
+/*
+ * tc_job_submit_slice - submit slice @part of @nparts of the plan (sliced
+ * along each descriptor's outermost dim), rebased on @src_va / @dst_va.
+ */
+tilecopy_status_t tc_job_submit_slice(tilecopy_job_t **job, tilecopy_device_t *dev,
+				      const struct tilecopy_plan *plan,
+				      tilecopy_bo_t *sbo, uint64_t src_va,
+				      tilecopy_bo_t *dbo, uint64_t dst_va,
+				      unsigned int part, unsigned int nparts,
+				      uint32_t flags);
 
 /* tc_drm_ioctl - drmIoctl with the errno kept for the message. */
 int tc_drm_ioctl(int fd, unsigned long req, void *arg);

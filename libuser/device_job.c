@@ -52,31 +52,32 @@ static int tc_dlist_push(struct tc_dlist *l, const struct drm_tilecopy_desc *d,
 	return 0;
 }
 
-/* Slice @d along its outermost dim of extent > 1 into @q parts. */
-static int tc_slice(struct tc_dlist *lists, unsigned int q,
-		    const struct drm_tilecopy_desc *d, uint32_t idx,
-		    unsigned int *rr)
+/*
+ * Piece @part of @nparts of @d, cut along its outermost dim of extent > 1.
+ * A descriptor too small to cut goes whole to piece (@seq % @nparts).
+ * Returns 0 when the piece is empty.
+ */
+static int tc_piece(const struct drm_tilecopy_desc *d, unsigned int part,
+		    unsigned int nparts, size_t seq, struct drm_tilecopy_desc *out)
 {
 	int k = d->ndims - 1;
+	uint64_t lo, hi;
 
 	while (k > 0 && d->extent[k] == 1)
 		k--;
-	if (d->op == DRM_TILECOPY_OP_WRITE64 || d->extent[k] < q)
-		return tc_dlist_push(&lists[(*rr)++ % q], d, idx);
-	for (unsigned int p = 0; p < q; p++) {
-		struct drm_tilecopy_desc s = *d;
-		uint64_t lo = (uint64_t)d->extent[k] * p / q;
-		uint64_t hi = (uint64_t)d->extent[k] * (p + 1) / q;
-		int ret;
-
-		s.extent[k] = (uint32_t)(hi - lo);
-		s.src += lo * d->src_stride[k] * d->elem_size;
-		s.dst += lo * d->dst_stride[k] * d->elem_size;
-		ret = tc_dlist_push(&lists[p], &s, idx);
-		if (ret)
-			return ret;
+	if (nparts == 1 || d->op == DRM_TILECOPY_OP_WRITE64 || d->extent[k] < nparts) {
+		if (seq % nparts != part)
+			return 0;
+		*out = *d;
+		return 1;
 	}
-	return 0;
+	lo = (uint64_t)d->extent[k] * part / nparts;
+	hi = (uint64_t)d->extent[k] * (part + 1) / nparts;
+	*out = *d;
+	out->extent[k] = (uint32_t)(hi - lo);
+	out->src += lo * d->src_stride[k] * d->elem_size;
+	out->dst += lo * d->dst_stride[k] * d->elem_size;
+	return 1;
 }
 
 static tilecopy_status_t tc_check_ref(const char *what,
@@ -145,68 +146,65 @@ static void tc_lists_free(struct tc_dlist *lists, unsigned int q)
 	free(lists);
 }
 
-/* Spread the plan over @q lists, rebased onto the buffers' device VAs. */
+/*
+ * Piece @part of @nparts of the plan, rebased onto the buffers' device VAs,
+ * spread over @q queue lists.
+ */
 static int tc_distribute(struct tc_dlist *lists, unsigned int q,
 			 const struct tilecopy_plan *plan, uint64_t src_va,
-			 uint64_t dst_va)
+			 uint64_t dst_va, unsigned int part, unsigned int nparts)
 {
-	unsigned int rr = 0;
+	size_t seq = 0;
 
 	for (size_t i = 0; i < plan->n; i++) {
-		struct drm_tilecopy_desc d = plan->descs[i];
-		int ret;
+		struct drm_tilecopy_desc d = plan->descs[i], piece;
 
 		if (d.op == DRM_TILECOPY_OP_COPY)
 			d.src += src_va;
 		d.dst += dst_va;
-		ret = q > 1 ? tc_slice(lists, q, &d, (uint32_t)i, &rr) :
-			      tc_dlist_push(&lists[0], &d, (uint32_t)i);
-		if (ret)
-			return ret;
+		if (!tc_piece(&d, part, nparts, i, &piece))
+			continue;
+		for (unsigned int p = 0; p < q; p++) {
+			struct drm_tilecopy_desc qd;
+
+			if (tc_piece(&piece, p, q, seq, &qd) &&
+			    tc_dlist_push(&lists[p], &qd, (uint32_t)i))
+				return -ENOMEM;
+		}
+		seq++;
 	}
 	return 0;
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_job_submit(tilecopy_job_t **out,
-						   tilecopy_device_t *dev,
-						   const tilecopy_plan_t *plan,
-						   const struct tilecopy_buffer_ref *src,
-						   const struct tilecopy_buffer_ref *dst,
-						   uint32_t flags)
+tilecopy_status_t tc_job_submit_slice(tilecopy_job_t **out, tilecopy_device_t *dev,
+				      const struct tilecopy_plan *plan,
+				      tilecopy_bo_t *sbo, uint64_t src_va,
+				      tilecopy_bo_t *dbo, uint64_t dst_va,
+				      unsigned int part, unsigned int nparts,
+				      uint32_t flags)
 {
 	struct tc_dlist *lists;
 	tilecopy_job_t *job;
 	tilecopy_status_t st;
 	uint32_t bos[2], nbos = 1, max;
 	unsigned int q = 1, first;
-	size_t nparts;
+	size_t nparts_hw;
 	int ret = 0;
 
-	if (!out || !dev || !plan)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "job: NULL argument");
 	*out = NULL;
-	if (flags & ~TILECOPY_SUBMIT_ONE_QUEUE)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "flags: unknown bits 0x%x",
-			       flags & ~TILECOPY_SUBMIT_ONE_QUEUE);
-	st = tc_check_ref("src", src, plan->src_bytes, dev);
-	if (!st)
-		st = tc_check_ref("dst", dst, plan->dst_bytes, dev);
-	if (st)
-		return st;
 	if (!plan->ordered && !(flags & TILECOPY_SUBMIT_ONE_QUEUE) &&
-	    plan->moved_bytes >= TC_SPLIT_MIN_BYTES)
+	    plan->moved_bytes / nparts >= TC_SPLIT_MIN_BYTES)
 		q = dev->info.num_queues;
 	lists = calloc(q, sizeof(*lists));
 	if (!lists)
 		return tc_fail(TILECOPY_ERR_NOMEM, "job: out of memory");
-	if (tc_distribute(lists, q, plan, src->bo->va + src->offset,
-			  dst->bo->va + dst->offset)) {
+	if (tc_distribute(lists, q, plan, src_va, dst_va, part, nparts)) {
 		tc_lists_free(lists, q);
 		return tc_fail(TILECOPY_ERR_NOMEM, "job: out of memory");
 	}
 	max = dev->info.max_descs;
-	nparts = tc_count_parts(lists, q, max);
-	job = calloc(1, sizeof(*job) + nparts * sizeof(job->part[0]));
+	nparts_hw = tc_count_parts(lists, q, max);
+	job = calloc(1, sizeof(*job) + nparts_hw * sizeof(job->part[0]));
 	if (!job) {
 		tc_lists_free(lists, q);
 		return tc_fail(TILECOPY_ERR_NOMEM, "job: out of memory");
@@ -216,9 +214,9 @@ TILECOPY_API tilecopy_status_t tilecopy_job_submit(tilecopy_job_t **out,
 		st = tc_fail(TILECOPY_ERR_DEVICE, "job: syncobj: %s", strerror(errno));
 		goto err_free;
 	}
-	bos[0] = src->bo->handle;
-	if (dst->bo->handle != bos[0])
-		bos[nbos++] = dst->bo->handle;
+	bos[0] = sbo->handle;
+	if (dbo->handle != bos[0])
+		bos[nbos++] = dbo->handle;
 	/* one-queue jobs rotate over the queues so several users share them */
 	first = q == 1 ? dev->next_queue++ % dev->info.num_queues : 0;
 	for (unsigned int i = 0; i < q && !ret; i++)
@@ -245,6 +243,30 @@ err_free:
 	free(job);
 	tc_lists_free(lists, q);
 	return st;
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_job_submit(tilecopy_job_t **out,
+						   tilecopy_device_t *dev,
+						   const tilecopy_plan_t *plan,
+						   const struct tilecopy_buffer_ref *src,
+						   const struct tilecopy_buffer_ref *dst,
+						   uint32_t flags)
+{
+	tilecopy_status_t st;
+
+	if (!out || !dev || !plan)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "job: NULL argument");
+	*out = NULL;
+	if (flags & ~TILECOPY_SUBMIT_ONE_QUEUE)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "flags: unknown bits 0x%x",
+			       flags & ~TILECOPY_SUBMIT_ONE_QUEUE);
+	st = tc_check_ref("src", src, plan->src_bytes, dev);
+	if (!st)
+		st = tc_check_ref("dst", dst, plan->dst_bytes, dev);
+	if (st)
+		return st;
+	return tc_job_submit_slice(out, dev, plan, src->bo, src->bo->va + src->offset,
+				   dst->bo, dst->bo->va + dst->offset, 0, 1, flags);
 }
 
 static const char *tc_job_status_name(uint32_t s)

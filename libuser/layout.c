@@ -240,14 +240,18 @@ static tilecopy_status_t tc_layout_index_modes(tilecopy_layout_t *l)
 	return TILECOPY_SUCCESS;
 }
 
-static void tc_compact_strides(tilecopy_layout_t *l)
+static tilecopy_status_t tc_compact_strides(tilecopy_layout_t *l)
 {
 	int64_t s = 1;
 
 	for (int i = 0; i < l->nleaves; i++) {
 		l->stride[i] = s;
-		s *= l->shape[i];
+		/* Found by fuzzing: a wrapped product gave negative strides. */
+		if (i + 1 < l->nleaves && tc_mul_ovf(s, l->shape[i], &s))
+			return tc_fail(TILECOPY_ERR_OVERFLOW,
+				       "layout: stride of leaf %d overflows 64 bits", i + 1);
 	}
+	return TILECOPY_SUCCESS;
 }
 
 TILECOPY_API tilecopy_status_t tilecopy_layout_parse(tilecopy_layout_t *out,
@@ -287,7 +291,9 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_parse(tilecopy_layout_t *out,
 		return tc_fail(TILECOPY_ERR_PARSE, "layout: trailing text '%s'",
 			       sp.s);
 	} else {
-		tc_compact_strides(out);	/* CuTe's default: column-major */
+		st = tc_compact_strides(out);	/* CuTe's default: column-major */
+		if (st)
+			return st;
 	}
 	for (int i = 0; i < out->nleaves; i++)
 		if (out->shape[i] < 1)

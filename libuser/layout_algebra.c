@@ -36,12 +36,14 @@ static void tc_leaves_coalesce(struct tc_leaves *v)
 	struct tc_leaves r = { 0 };
 
 	for (int i = 0; i < v->n; i++) {
-		int64_t s = v->shape[i], d = v->stride[i];
+		int64_t s = v->shape[i], d = v->stride[i], span, merged;
 
 		if (s == 1)
 			continue;
-		if (r.n && r.shape[r.n - 1] * r.stride[r.n - 1] == d) {
-			r.shape[r.n - 1] *= s;
+		/* Checked: fuzzing found huge leaves overflowing both products. */
+		if (r.n && !tc_mul_ovf(r.shape[r.n - 1], r.stride[r.n - 1], &span) &&
+		    span == d && !tc_mul_ovf(r.shape[r.n - 1], s, &merged)) {
+			r.shape[r.n - 1] = merged;
 			continue;
 		}
 		r.shape[r.n] = s;

@@ -142,6 +142,20 @@ TILECOPY_API tilecopy_status_t tilecopy_convert(tilecopy_device_t *dev,
 						void *dst, size_t dst_size,
 						int *used_device);
 
+/**
+ * tilecopy_convert_multi - like tilecopy_convert, with the plan's work
+ * sliced across @ndev devices (and each device's queues). The data is
+ * staged once, in buffer objects of devs[0] shared with the others as
+ * dma-bufs, so every engine reads and writes the same memory.
+ * @used_devices: optional, set to how many devices ran a part.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *devs,
+						      int ndev,
+						      const tilecopy_plan_t *plan,
+						      const void *src, size_t src_size,
+						      void *dst, size_t dst_size,
+						      int *used_devices);
+
 /** tilecopy_device_threshold - bytes moved below which the CPU is used
  * ($TILECOPY_DEVICE_THRESHOLD overrides; 0 = always the device). */
 TILECOPY_API uint64_t tilecopy_device_threshold(void);
