@@ -103,26 +103,55 @@ err_unlink:
 	return -1;
 }
 
+#define MAX_DEVS 16
+
+struct devs {
+	tilecopy_device_t *d[MAX_DEVS];
+	int n;
+};
+
 /*
- * --device cpu|auto|PATH (default $TILECOPY_DEVICE, else cpu). auto uses the
- * first engine and falls back to the CPU when there is none; an explicit
- * path or index must work.
+ * --device cpu|auto|PATH|INDEX (default $TILECOPY_DEVICE, else cpu). auto
+ * uses every engine found (the work is split across them) and falls back to
+ * the CPU when there is none; an explicit path or index must work.
  */
-static int pick_device(const char *spec, tilecopy_device_t **dev)
+static int pick_devices(const char *spec, struct devs *v)
 {
 	tilecopy_status_t st;
+	int count = 0;
 
-	*dev = NULL;
+	v->n = 0;
 	if (!spec)
 		spec = getenv("TILECOPY_DEVICE");
 	if (!spec || !strcmp(spec, "cpu"))
 		return 0;
-	st = tilecopy_device_open(dev, spec);
-	if (st == TILECOPY_ERR_NO_DEVICE && !strcmp(spec, "auto"))
+	if (strcmp(spec, "auto")) {
+		st = tilecopy_device_open(&v->d[0], spec);
+		if (st)
+			return cli_error("--device", st), -1;
+		v->n = 1;
 		return 0;
+	}
+	st = tilecopy_device_count(&count);
 	if (st)
 		return cli_error("--device", st), -1;
+	for (int i = 0; i < count && i < MAX_DEVS; i++) {
+		char idx[16];
+
+		snprintf(idx, sizeof(idx), "%d", i);
+		st = tilecopy_device_open(&v->d[v->n], idx);
+		if (st)
+			return cli_error("--device", st), -1;
+		v->n++;
+	}
 	return 0;
+}
+
+static void close_devices(struct devs *v)
+{
+	for (int i = 0; i < v->n; i++)
+		tilecopy_device_close(v->d[i]);
+	v->n = 0;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -131,7 +160,7 @@ int cmd_convert(int argc, char **argv)
 	tilecopy_tensor_t src, dst;
 	tilecopy_plan_t *plan = NULL;
 	struct in_map in = { 0 };
-	tilecopy_device_t *dev = NULL;
+	struct devs devs = { .n = 0 };
 	tilecopy_status_t st;
 	void *out = NULL;
 	int ret = 1;
@@ -151,7 +180,7 @@ int cmd_convert(int argc, char **argv)
 		return cli_error("plan", st);
 	if (map_input(o.args[0], tilecopy_plan_src_bytes(plan), &in))
 		goto err_plan;
-	if (pick_device(o.device, &dev))
+	if (pick_devices(o.device, &devs))
 		goto err_unmap;
 	out = calloc(1, tilecopy_plan_dst_bytes(plan) ? tilecopy_plan_dst_bytes(plan) : 1);
 	if (!out) {
@@ -159,8 +188,11 @@ int cmd_convert(int argc, char **argv)
 			tilecopy_plan_dst_bytes(plan));
 		goto err_unmap;
 	}
-	if (dev)
-		st = tilecopy_convert(dev, plan, in.p, in.size, out,
+	if (devs.n > 1 && tilecopy_plan_moved_bytes(plan) >= tilecopy_device_threshold())
+		st = tilecopy_convert_multi(devs.d, devs.n, plan, in.p, in.size, out,
+					    tilecopy_plan_dst_bytes(plan), NULL);
+	else if (devs.n)
+		st = tilecopy_convert(devs.d[0], plan, in.p, in.size, out,
 				      tilecopy_plan_dst_bytes(plan), NULL);
 	else
 		st = tilecopy_plan_execute_cpu(plan, in.p, in.size, out,
@@ -175,7 +207,7 @@ int cmd_convert(int argc, char **argv)
 err_free:
 	free(out);
 err_unmap:
-	tilecopy_device_close(dev);
+	close_devices(&devs);
 	if (in.p && in.size)
 		munmap(in.p, in.size);
 err_plan:

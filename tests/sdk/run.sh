@@ -21,7 +21,7 @@ case ${1:-check} in
 check)
 	step "device: pairs, pipelining, split, PRIME (2 engines)" "${run[@]}" --devices 2 \
 		--timeout 900 -- env TC_SDK_MODE=normal "$S/test_device"
-	step "device: CLI info and convert on the engine" "${run[@]}" --timeout 300 -- \
+	step "device: CLI info and convert on the engines (2)" "${run[@]}" --devices 2 --timeout 300 -- \
 		bash tests/sdk/cli-guest.sh "$T"
 	step "device: injected DMA error" "${run[@]}" --device-props dma-error-on-job=3 \
 		--timeout 300 -- env TC_SDK_MODE=fault "$S/test_device"
