@@ -447,7 +447,7 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
 static void tilecopy_store(uint8_t *dst, const uint8_t *src, size_t n)
 {
 #ifdef __SSE2__
-    if (n >= 16 * KiB) {
+    if (n >= 2 * KiB) {
         size_t head = (16 - ((uintptr_t)dst & 15)) & 15, i;
 
         memcpy(dst, src, head);
@@ -578,6 +578,72 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
 
 /* ---- helpers: the tile buffer ------------------------------------------------ */
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TILECOPY_HAVE_AVX2 1
+/*
+ * 8x8 blocks of 32-bit elements with AVX2 (half the instructions of the
+ * SSE2 4x4 blocks); used when the host has AVX2. Returns the rows done.
+ */
+__attribute__((target("avx2")))
+static size_t tilecopy_transpose32_avx2(uint32_t *out,
+                                        const uint8_t *const *row,
+                                        size_t rows, size_t cols)
+{
+    size_t r, c, k;
+
+    for (r = 0; r + 8 <= rows; r += 8) {
+        const uint32_t *in[8];
+
+        for (k = 0; k < 8; k++) {
+            in[k] = (const uint32_t *)row[r + k];
+        }
+        for (c = 0; c + 8 <= cols; c += 8) {
+            __m256i a0 = _mm256_loadu_si256((const __m256i *)(in[0] + c));
+            __m256i a1 = _mm256_loadu_si256((const __m256i *)(in[1] + c));
+            __m256i a2 = _mm256_loadu_si256((const __m256i *)(in[2] + c));
+            __m256i a3 = _mm256_loadu_si256((const __m256i *)(in[3] + c));
+            __m256i a4 = _mm256_loadu_si256((const __m256i *)(in[4] + c));
+            __m256i a5 = _mm256_loadu_si256((const __m256i *)(in[5] + c));
+            __m256i a6 = _mm256_loadu_si256((const __m256i *)(in[6] + c));
+            __m256i a7 = _mm256_loadu_si256((const __m256i *)(in[7] + c));
+            __m256i b0 = _mm256_unpacklo_epi32(a0, a1);
+            __m256i b1 = _mm256_unpackhi_epi32(a0, a1);
+            __m256i b2 = _mm256_unpacklo_epi32(a2, a3);
+            __m256i b3 = _mm256_unpackhi_epi32(a2, a3);
+            __m256i b4 = _mm256_unpacklo_epi32(a4, a5);
+            __m256i b5 = _mm256_unpackhi_epi32(a4, a5);
+            __m256i b6 = _mm256_unpacklo_epi32(a6, a7);
+            __m256i b7 = _mm256_unpackhi_epi32(a6, a7);
+            __m256i c0 = _mm256_unpacklo_epi64(b0, b2);
+            __m256i c1 = _mm256_unpackhi_epi64(b0, b2);
+            __m256i c2 = _mm256_unpacklo_epi64(b1, b3);
+            __m256i c3 = _mm256_unpackhi_epi64(b1, b3);
+            __m256i c4 = _mm256_unpacklo_epi64(b4, b6);
+            __m256i c5 = _mm256_unpackhi_epi64(b4, b6);
+            __m256i c6 = _mm256_unpacklo_epi64(b5, b7);
+            __m256i c7 = _mm256_unpackhi_epi64(b5, b7);
+            uint32_t *o = out + c * rows + r;
+
+            _mm256_storeu_si256((__m256i *)(o + 0 * rows), _mm256_permute2x128_si256(c0, c4, 0x20));
+            _mm256_storeu_si256((__m256i *)(o + 1 * rows), _mm256_permute2x128_si256(c1, c5, 0x20));
+            _mm256_storeu_si256((__m256i *)(o + 2 * rows), _mm256_permute2x128_si256(c2, c6, 0x20));
+            _mm256_storeu_si256((__m256i *)(o + 3 * rows), _mm256_permute2x128_si256(c3, c7, 0x20));
+            _mm256_storeu_si256((__m256i *)(o + 4 * rows), _mm256_permute2x128_si256(c0, c4, 0x31));
+            _mm256_storeu_si256((__m256i *)(o + 5 * rows), _mm256_permute2x128_si256(c1, c5, 0x31));
+            _mm256_storeu_si256((__m256i *)(o + 6 * rows), _mm256_permute2x128_si256(c2, c6, 0x31));
+            _mm256_storeu_si256((__m256i *)(o + 7 * rows), _mm256_permute2x128_si256(c3, c7, 0x31));
+        }
+        for (; c < cols; c++) {
+            for (k = 0; k < 8; k++) {
+                out[c * rows + r + k] = in[k][c];
+            }
+        }
+    }
+    return r;
+}
+#endif
+
 /*
  * out[c][r] = row[r][c]: @rows source rows of @cols elements of @es bytes
  * (each row contiguous, rows anywhere) into a rows-wide matrix.
@@ -587,6 +653,16 @@ static void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
 {
     size_t r = 0, c, r0;
 
+#ifdef TILECOPY_HAVE_AVX2
+    static int avx2 = -1;
+
+    if (avx2 < 0) {
+        avx2 = __builtin_cpu_supports("avx2");
+    }
+    if (es == 4 && avx2) {
+        r = tilecopy_transpose32_avx2((uint32_t *)out, row, rows, cols);
+    }
+#endif
 #ifdef __SSE2__
     if (es == 4) {
         uint32_t *o32 = (uint32_t *)out;
@@ -598,14 +674,16 @@ static void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
             const uint32_t *i3 = (const uint32_t *)row[r + 3];
 
             for (c = 0; c + 4 <= cols; c += 4) {
-                __m128i a = _mm_loadu_si128((const __m128i *)(i0 + c));
-                __m128i b = _mm_loadu_si128((const __m128i *)(i1 + c));
-                __m128i d = _mm_loadu_si128((const __m128i *)(i2 + c));
-                __m128i e = _mm_loadu_si128((const __m128i *)(i3 + c));
-                __m128i t0 = _mm_unpacklo_epi32(a, b);
-                __m128i t1 = _mm_unpacklo_epi32(d, e);
-                __m128i t2 = _mm_unpackhi_epi32(a, b);
-                __m128i t3 = _mm_unpackhi_epi32(d, e);
+                __m128i a, b, d, e, t0, t1, t2, t3;
+
+                a = _mm_loadu_si128((const __m128i *)(i0 + c));
+                b = _mm_loadu_si128((const __m128i *)(i1 + c));
+                d = _mm_loadu_si128((const __m128i *)(i2 + c));
+                e = _mm_loadu_si128((const __m128i *)(i3 + c));
+                t0 = _mm_unpacklo_epi32(a, b);
+                t1 = _mm_unpacklo_epi32(d, e);
+                t2 = _mm_unpackhi_epi32(a, b);
+                t3 = _mm_unpackhi_epi32(d, e);
 
                 _mm_storeu_si128((__m128i *)(o32 + (c + 0) * rows + r),
                                  _mm_unpacklo_epi64(t0, t1));
