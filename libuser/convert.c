@@ -19,11 +19,14 @@
 #include "plan_internal.h"
 
 /*
- * Default threshold: plans moving fewer bytes run on the CPU. 256 KiB is
- * where the guest benchmark (docs/performance.md, "Device vs CPU") saw the
- * engine's job overhead stop dominating; $TILECOPY_DEVICE_THRESHOLD sets it.
+ * Default threshold: plans moving fewer bytes run on the CPU. The guest
+ * benchmark (make bench-guest, docs/performance.md "Engine vs CPU path in
+ * the guest") sweeps staged conversions from 32 KiB to 64 MiB moved: the
+ * engine's fixed cost per call (submission, interrupt, two staging copies)
+ * loses to the CPU below about 32 MiB moved. Data already in buffer objects
+ * (tilecopy_job_submit) has no threshold. $TILECOPY_DEVICE_THRESHOLD sets it.
  */
-#define TC_DEFAULT_THRESHOLD (256u << 10)
+#define TC_DEFAULT_THRESHOLD (32ull << 20)
 
 TILECOPY_API uint64_t tilecopy_device_threshold(void)
 {
@@ -37,42 +40,59 @@ TILECOPY_API uint64_t tilecopy_device_threshold(void)
 	return *end ? TC_DEFAULT_THRESHOLD : v;
 }
 
+void tc_stage_free(tilecopy_device_t *dev)
+{
+	tilecopy_bo_free(dev->stage_src);
+	tilecopy_bo_free(dev->stage_dst);
+	dev->stage_src = dev->stage_dst = NULL;
+}
+
+/* Grow *bo to at least @need bytes (rounded up to 1 MiB), mapped. */
+static tilecopy_status_t tc_stage_get(tilecopy_device_t *dev, tilecopy_bo_t **bo,
+				      uint64_t need, void **map)
+{
+	tilecopy_status_t st;
+
+	if (!need)
+		need = 1;
+	if (!*bo || (*bo)->size < need) {
+		tilecopy_bo_free(*bo);
+		*bo = NULL;
+		st = tilecopy_bo_create(bo, dev, (size_t)((need + (1u << 20) - 1) &
+							  ~(uint64_t)((1u << 20) - 1)), 0);
+		if (st)
+			return st;
+	}
+	return tilecopy_bo_map(*bo, map);
+}
+
 static tilecopy_status_t tc_convert_device(tilecopy_device_t *dev,
 					   const tilecopy_plan_t *plan,
 					   const void *src, void *dst)
 {
-	tilecopy_bo_t *sbo = NULL, *dbo = NULL;
 	struct tilecopy_buffer_ref sr, dr;
 	tilecopy_job_t *job = NULL;
 	void *sp, *dp;
 	tilecopy_status_t st;
 
-	st = tilecopy_bo_create(&sbo, dev, plan->src_bytes ? plan->src_bytes : 1,
-				TILECOPY_BO_READ_ONLY);
-	if (st)
-		return st;
-	st = tilecopy_bo_create(&dbo, dev, plan->dst_bytes ? plan->dst_bytes : 1, 0);
-	if (st)
-		goto err_src;
-	st = tilecopy_bo_map(sbo, &sp);
+	pthread_mutex_lock(&dev->stage_lock);
+	st = tc_stage_get(dev, &dev->stage_src, plan->src_bytes, &sp);
 	if (!st)
-		st = tilecopy_bo_map(dbo, &dp);
+		st = tc_stage_get(dev, &dev->stage_dst, plan->dst_bytes, &dp);
 	if (st)
-		goto err_dst;
+		goto out;
 	memcpy(sp, src, plan->src_bytes);
-	sr.bo = sbo, sr.offset = 0;
-	dr.bo = dbo, dr.offset = 0;
+	sr.bo = dev->stage_src, sr.offset = 0;
+	dr.bo = dev->stage_dst, dr.offset = 0;
 	st = tilecopy_job_submit(&job, dev, plan, &sr, &dr, 0);
 	if (st)
-		goto err_dst;
+		goto out;
 	st = tilecopy_job_wait(job, -1);
 	if (!st)
 		memcpy(dst, dp, plan->dst_bytes);
 	tilecopy_job_destroy(job);
-err_dst:
-	tilecopy_bo_free(dbo);
-err_src:
-	tilecopy_bo_free(sbo);
+out:
+	pthread_mutex_unlock(&dev->stage_lock);
 	return st;
 }
 

@@ -186,6 +186,7 @@ static tilecopy_status_t tc_open_path(tilecopy_device_t **out, const char *path,
 		return tc_fail(TILECOPY_ERR_NOMEM, "device: out of memory");
 	}
 	dev->fd = fd;
+	pthread_mutex_init(&dev->stage_lock, NULL);
 	snprintf(dev->info.path, sizeof(dev->info.path), "%s", path);
 	snprintf(dev->info.pci_slot, sizeof(dev->info.pci_slot), "%s", slot ? slot : "");
 	st = tc_device_fill_info(dev);
@@ -245,6 +246,8 @@ TILECOPY_API void tilecopy_device_close(tilecopy_device_t *dev)
 {
 	if (!dev)
 		return;
+	tc_stage_free(dev);
+	pthread_mutex_destroy(&dev->stage_lock);
 	close(dev->fd);
 	free(dev);
 }

@@ -3,6 +3,8 @@
 #ifndef TILECOPY_DEVICE_INTERNAL_H
 #define TILECOPY_DEVICE_INTERNAL_H
 
+#include <pthread.h>
+
 #include "tilecopy/device.h"
 #include "tilecopy_accel.h"
 
@@ -12,6 +14,12 @@ struct tilecopy_device {
 	int fd;
 	struct tilecopy_device_info info;
 	unsigned int next_queue;	/* round robin for single-queue jobs */
+	/*
+	 * Staging BOs of tilecopy_convert, kept between calls: a fresh BO
+	 * costs a page fault per page on first touch, more than the copy.
+	 */
+	pthread_mutex_t stage_lock;
+	struct tilecopy_bo *stage_src, *stage_dst;
 };
 
 struct tilecopy_bo {
@@ -47,6 +55,9 @@ tilecopy_status_t tc_job_submit_slice(tilecopy_job_t **job, tilecopy_device_t *d
 				      tilecopy_bo_t *dbo, uint64_t dst_va,
 				      unsigned int part, unsigned int nparts,
 				      uint32_t flags);
+
+/* tc_stage_free - release the staging BOs (device close). */
+void tc_stage_free(tilecopy_device_t *dev);
 
 /* tc_drm_ioctl - drmIoctl with the errno kept for the message. */
 int tc_drm_ioctl(int fd, unsigned long req, void *arg);

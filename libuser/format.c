@@ -287,11 +287,16 @@ static tilecopy_status_t tc_make_cute(tilecopy_tensor_t *t, const char *text,
 /* "nChw16c" / "nCdhw8c" -> block 16 / 8 with the right rank; 0 if not. */
 static int64_t tc_onednn_block(const char *f, int rank)
 {
-	const char *tail = rank == 4 ? "nChw" : rank == 5 ? "nCdhw" : "nCw";
-	size_t n = strlen(tail);
+	/* Found by fuzzing: "nCw8c" of another rank than 3 went on to
+	 * tc_make_blocked, which reads ext[1] and writes st[rank - 1]. */
+	const char *tail = rank == 4 ? "nChw" : rank == 5 ? "nCdhw" : rank == 3 ? "nCw" : NULL;
+	size_t n;
 	char *end;
 	long v;
 
+	if (!tail)
+		return 0;
+	n = strlen(tail);
 	if (strncmp(f, tail, n) || !isdigit((unsigned char)f[n]))
 		return 0;
 	v = strtol(f + n, &end, 10);

@@ -372,7 +372,9 @@ TILECOPY_API int64_t tilecopy_layout_cosize(const tilecopy_layout_t *l)
 		    tc_add_ovf(c, t, &c))
 			return -1;
 	}
-	return c + 1;
+	if (tc_add_ovf(c, 1, &c))	/* found by fuzzing: c == INT64_MAX */
+		return -1;
+	return c;
 }
 
 TILECOPY_API int tilecopy_layout_rank(const tilecopy_layout_t *l)

@@ -92,7 +92,7 @@ static tilecopy_status_t tc_compose_leaf(struct tc_leaves *out,
 					 const struct tc_leaves *a, int64_t s,
 					 int64_t d)
 {
-	int64_t rest_s = s, rest_d = d;
+	int64_t rest_s = s, rest_d = d, stride;
 	tilecopy_status_t st;
 
 	if (s == 1 || d == 0)
@@ -112,15 +112,22 @@ static tilecopy_status_t tc_compose_leaf(struct tc_leaves *out,
 		take = rest_s < avail ? rest_s : avail;
 		if (rest_s > avail && rest_s % avail)
 			goto indivisible;
-		st = tc_leaves_push(out, take, a->stride[k] * rest_d);
+		if (tc_mul_ovf(a->stride[k], rest_d, &stride))
+			goto overflow;
+		st = tc_leaves_push(out, take, stride);
 		if (st)
 			return st;
 		rest_s /= take;
 		rest_d = 1;
 	}
-	if (rest_s > 1)
-		return tc_leaves_push(out, rest_s, a->stride[a->n - 1] * rest_d);
+	if (rest_s > 1) {
+		if (tc_mul_ovf(a->stride[a->n - 1], rest_d, &stride))
+			goto overflow;
+		return tc_leaves_push(out, rest_s, stride);
+	}
 	return TILECOPY_SUCCESS;
+overflow:	/* checked since fuzzing found huge strides wrapping here */
+	return tc_fail(TILECOPY_ERR_OVERFLOW, "composition: stride overflows 64 bits");
 indivisible:
 	return tc_fail(TILECOPY_ERR_INVALID_ARG,
 		       "composition: %lld:%lld does not divide the layout's shape",
@@ -201,7 +208,8 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_complement(tilecopy_layout_t *out
 		if (tc_mul_ovf(s, d, &cur))
 			return tc_fail(TILECOPY_ERR_OVERFLOW, "complement: overflow");
 	}
-	tc_leaves_push(&r, (cotarget + cur - 1) / cur, cur);
+	/* ceil(cotarget / cur), without the overflow fuzzing found */
+	tc_leaves_push(&r, cotarget / cur + (cotarget % cur != 0), cur);
 	tc_leaves_coalesce(&r);
 	tc_leaves_to(out, &r);
 	return tc_ok();
@@ -220,7 +228,9 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_right_inverse(tilecopy_layout_t *
 	tc_leaves_coalesce(&v);
 	for (int i = 0; i < v.n; i++) {
 		idx_stride[i] = p;
-		p *= v.shape[i];
+		/* Checked: fuzzing found sizes beyond 64 bits overflowing here. */
+		if (i + 1 < v.n && tc_mul_ovf(p, v.shape[i], &p))
+			return tc_fail(TILECOPY_ERR_OVERFLOW, "right_inverse: size overflows 64 bits");
 	}
 	/* Follow the chain of strides 1, s0*d0, ... through a's leaves. */
 	for (;;) {
@@ -232,7 +242,8 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_right_inverse(tilecopy_layout_t *
 		if (found < 0)
 			break;
 		tc_leaves_push(&r, v.shape[found], idx_stride[found]);
-		next = v.shape[found] * v.stride[found];
+		if (tc_mul_ovf(v.shape[found], v.stride[found], &next))
+			break;	/* no stride can be that large: the chain ends */
 	}
 	tc_leaves_coalesce(&r);
 	tc_leaves_to(out, &r);

@@ -84,6 +84,62 @@ static double cpu_secs(struct setup *s, int reps)
 	return best;
 }
 
+/*
+ * The threshold sweep: tilecopy_convert on user memory (staging included)
+ * on the engine and on the CPU, for growing NCHW->NHWC f32 tensors. The
+ * smallest size where the engine wins is the measured crossover.
+ */
+static void sweep(tilecopy_device_t *dev, int json)
+{
+	static const char *const shapes[] = { "1x16x16x16", "1x32x32x32", "1x64x32x32",
+					      "1x64x64x32", "1x64x64x64", "2x64x64x64",
+					      "4x64x64x64", "8x64x64x64", "16x64x64x64",
+					      "32x64x64x64" };
+	double cross = 0;
+
+	if (!json)
+		printf("\n%-12s %12s %12s   (tilecopy_convert, staging included)\n",
+		       "bytes moved", "engine us", "CPU us");
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		struct setup st;
+		double te = 1e9, tc = 1e9, moved;
+		void *in, *out;
+
+		if (setup(&st, dev, shapes[i]))
+			return;
+		moved = (double)tilecopy_plan_moved_bytes(st.plan);
+		in = st.sp;
+		out = malloc(tilecopy_plan_dst_bytes(st.plan));
+		for (int r = 0; r < 3; r++) {
+			double t0;
+
+			setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
+			t0 = now();
+			tilecopy_convert(dev, st.plan, in, tilecopy_plan_src_bytes(st.plan), out,
+					 tilecopy_plan_dst_bytes(st.plan), NULL);
+			te = now() - t0 < te ? now() - t0 : te;
+			t0 = now();
+			tilecopy_convert(NULL, st.plan, in, tilecopy_plan_src_bytes(st.plan), out,
+					 tilecopy_plan_dst_bytes(st.plan), NULL);
+			tc = now() - t0 < tc ? now() - t0 : tc;
+		}
+		if (!cross && te < tc)
+			cross = moved;
+		if (json)
+			printf("{\"case\": \"sweep\", \"moved_bytes\": %.0f, \"engine_us\": %.1f, \"cpu_us\": %.1f}\n",
+			       moved, te * 1e6, tc * 1e6);
+		else
+			printf("%-12.0f %12.1f %12.1f\n", moved, te * 1e6, tc * 1e6);
+		free(out);
+		tilecopy_plan_destroy(st.plan);
+		tilecopy_bo_free(st.sbo);
+		tilecopy_bo_free(st.dbo);
+	}
+	if (!json)
+		printf("crossover: the engine wins from %.0f bytes moved%s\n", cross,
+		       cross ? "" : " (never, in this range)");
+}
+
 int main(int argc, char **argv)
 {
 	int json = argc > 1 && !strcmp(argv[1], "--json");
@@ -125,6 +181,7 @@ int main(int argc, char **argv)
 		printf("(GB/s = bytes read + written per second; CPU path: %s under the guest's CPU)\n",
 		       tilecopy_cpu_name(NULL));
 	}
+	sweep(dev, json);
 	tilecopy_device_close(dev);
 	return 0;
 fail:
