@@ -1007,6 +1007,102 @@ START_TEST(test_free_bo_with_job_pending)
 }
 END_TEST
 
+/* ---- PRIME (dma-buf) ------------------------------------------------------ */
+
+/*
+ * Export a BO from one file, import it into another (same engine, or the
+ * second engine with --devices 2): the importer gets its own handle and
+ * device VA, its jobs write the exporter's pages.
+ */
+static void prime_share(int fd_a, int fd_b)
+{
+	struct tc_bo a, bsrc;
+	struct drm_tilecopy_bo_info info = { 0 };
+	struct drm_tilecopy_desc d[2];
+	uint32_t hb, bos[2];
+	uint64_t job;
+	int dmabuf;
+
+	tc_bo_new(fd_a, 8192, 0, &a);
+	tc_bo_new(fd_b, 4096, 0, &bsrc);
+	memset(a.map, 0, 8192);
+	tc_pattern(bsrc.map, 4096, 77);
+	tc_assert_ok(drmPrimeHandleToFD(fd_a, a.handle, DRM_CLOEXEC | DRM_RDWR, &dmabuf));
+	tc_assert_ok(drmPrimeFDToHandle(fd_b, dmabuf, &hb));
+	close(dmabuf);
+	info.handle = hb;
+	tc_assert_ok(tc_ioctl(fd_b, DRM_IOCTL_TILECOPY_BO_INFO, &info));
+	ck_assert_uint_eq(info.size, 8192);
+	ck_assert_uint_ge(info.va, VA_START);
+	ck_assert_uint_le(info.va + info.size, VA_END);
+	/* fd_b's job copies into the imported BO; fd_a sees it */
+	tc_desc_memcpy(&d[0], info.va + 4096, bsrc.va, 4096);
+	tc_desc_write64(&d[1], info.va, 0x9e1e9e1e);
+	bos[0] = hb;
+	bos[1] = bsrc.handle;
+	tc_assert_ok(tc_submit(fd_b, d, 2, bos, 2, 0, &job));
+	ck_assert_uint_eq(tc_wait_status(fd_b, job), DRM_TILECOPY_STATUS_OK);
+	ck_assert_mem_eq((uint8_t *)a.map + 4096, bsrc.map, 4096);
+	ck_assert_uint_eq(*(uint64_t *)a.map, 0x9e1e9e1e);
+	/* the importer's handle covers exactly the BO: one byte more is refused */
+	tc_desc_memcpy(&d[0], info.va + 4097, bsrc.va, 4096);
+	tc_assert_err(tc_submit(fd_b, d, 1, bos, 2, 0, &job), EINVAL);
+	/* the exporter frees first; the import keeps the pages alive */
+	tc_bo_free(fd_a, &a);
+	tc_desc_write64(&d[0], info.va + 8, 5);
+	tc_assert_ok(tc_submit(fd_b, d, 1, bos, 2, 0, &job));
+	ck_assert_uint_eq(tc_wait_status(fd_b, job), DRM_TILECOPY_STATUS_OK);
+	tc_assert_ok(tc_gem_close(fd_b, hb));
+	tc_bo_free(fd_b, &bsrc);
+}
+
+START_TEST(test_prime_same_device)
+{
+	int fd_a = tc_open(), fd_b = tc_open();
+
+	prime_share(fd_a, fd_b);
+	close(fd_a);
+	close(fd_b);
+}
+END_TEST
+
+START_TEST(test_prime_other_device)
+{
+	int fd_a, fd_b;
+
+	if (tc_count_devices() < 2) {
+		fprintf(stderr, "test_prime_other_device: one engine only; run with --devices 2\n");
+		ck_assert(!getenv("TC_EXPECT_DEVICES") || atoi(getenv("TC_EXPECT_DEVICES")) < 2);
+		return;
+	}
+	fd_a = tc_open_nth(0);
+	fd_b = tc_open_nth(1);
+	prime_share(fd_a, fd_b);
+	close(fd_a);
+	close(fd_b);
+}
+END_TEST
+
+START_TEST(test_prime_self_import)
+{
+	/* importing one's own export gives back the same handle (DRM core) */
+	int fd = tc_open();
+	struct tc_bo a;
+	uint32_t h;
+	int dmabuf;
+
+	tc_bo_new(fd, 4096, 0, &a);
+	tc_assert_ok(drmPrimeHandleToFD(fd, a.handle, DRM_CLOEXEC | DRM_RDWR, &dmabuf));
+	tc_assert_ok(drmPrimeFDToHandle(fd, dmabuf, &h));
+	ck_assert_uint_eq(h, a.handle);
+	close(dmabuf);
+	/* not a dma-buf */
+	ck_assert_int_ne(drmPrimeFDToHandle(fd, fd, &h), 0);
+	tc_bo_free(fd, &a);
+	close(fd);
+}
+END_TEST
+
 START_TEST(test_every_device)
 {
 	/* with --devices N, each engine runs jobs on its own */
@@ -1070,6 +1166,9 @@ static Suite *ioctl_suite(void)
 	tcase_add_test(tc, test_fork_processes);
 	tcase_add_test(tc, test_close_with_jobs_pending);
 	tcase_add_test(tc, test_free_bo_with_job_pending);
+	tcase_add_test(tc, test_prime_same_device);
+	tcase_add_test(tc, test_prime_other_device);
+	tcase_add_test(tc, test_prime_self_import);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
