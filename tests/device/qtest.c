@@ -445,8 +445,11 @@ static uint64_t *mmu_pte(struct mmu *m, uint64_t va, int create)
 	return (uint64_t *)qts_ptr(m->q, table) + ((va >> TC_PAGE_SHIFT) & (TC_PT_ENTRIES - 1));
 }
 
+unsigned mmu_generation;
+
 void mmu_map_page(struct mmu *m, uint64_t va, uint64_t pa, uint64_t perm)
 {
+	mmu_generation++;
 	*mmu_pte(m, va, 1) = (pa & TC_PTE_ADDR_MASK) | perm | TC_PTE_VALID;
 }
 
@@ -454,6 +457,7 @@ void mmu_unmap_page(struct mmu *m, uint64_t va)
 {
 	uint64_t *e = mmu_pte(m, va, 0);
 
+	mmu_generation++;
 	if (e)
 		*e = 0;
 }

@@ -112,6 +112,8 @@ void mmu_map(struct mmu *m, uint64_t va, uint64_t pa, uint64_t len, uint64_t per
 /* Map one page: for scattered mappings. */
 void mmu_map_page(struct mmu *m, uint64_t va, uint64_t pa, uint64_t perm);
 void mmu_unmap_page(struct mmu *m, uint64_t va);
+/* Bumped by every mapping change (for callers caching translations). */
+extern unsigned mmu_generation;
 
 /* A ring. */
 struct ring {

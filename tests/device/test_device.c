@@ -72,15 +72,24 @@ static uint64_t env_buf(struct env *e, uint64_t size, uint64_t perm, uint64_t *g
 /* Host pointer behind a device VA of context 0 (walks the test's tables). */
 static uint8_t *va_host(struct env *e, uint64_t va)
 {
+	static uint64_t c_root, c_page = ~0ull;
+	static unsigned c_gen;
+	static uint8_t *c_host;
 	uint64_t table = e->mmu.root, pte;
 	int level;
 
+	if (c_root == table && c_gen == mmu_generation && c_page == (va >> 12))
+		return c_host + (va & (TC_PAGE_SIZE - 1));
 	for (level = 0; level < 3; level++) {
 		pte = ((uint64_t *)qts_ptr(e->q, table))[(va >> (30 - 9 * level)) & 511];
 		ck_assert_msg(pte & TC_PTE_VALID, "test VA 0x%llx unmapped", (unsigned long long)va);
 		table = pte & TC_PTE_ADDR_MASK;
 	}
-	return qts_ptr(e->q, table) + (va & (TC_PAGE_SIZE - 1));
+	c_root = e->mmu.root;
+	c_gen = mmu_generation;
+	c_page = va >> 12;
+	c_host = qts_ptr(e->q, table);
+	return c_host + (va & (TC_PAGE_SIZE - 1));
 }
 
 static void va_fill_random(struct env *e, uint64_t va, uint64_t len, uint64_t seed)
