@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -528,6 +529,28 @@ static void print_row(const struct bench_case *c, const struct bench_result *r)
 	printf("\n");
 }
 
+/* "AMD EPYC ..." from /proc/cpuinfo, for the table's header. */
+static void cpu_model(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256];
+
+	snprintf(buf, size, "unknown CPU");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !p)
+			continue;
+		p += 1 + (p[1] == ' ');
+		p[strcspn(p, "\n")] = 0;
+		snprintf(buf, size, "%s", p);
+		break;
+	}
+	fclose(f);
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
@@ -580,6 +603,12 @@ int tc_bench_run(int argc, char **argv)
 	    dnnl_stream_create(&stream, eng, dnnl_stream_default_flags)) {
 		fprintf(stderr, "bench: cannot create a oneDNN engine\n");
 		return 1;
+	}
+	if (!o.json) {
+		char model[128];
+
+		cpu_model(model, sizeof(model));
+		printf("# %s, %ld online CPUs\n", model, sysconf(_SC_NPROCESSORS_ONLN));
 	}
 	if (!o.json)
 		printf("%-18s %8s %5s %9s %8s %7s %8s %7s %8s   (GB/s = read + write; %d thread%s, best of %d; executor %s)\n",

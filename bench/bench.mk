@@ -30,3 +30,19 @@ bench: $(BENCH_BIN)
 
 include tests/simd/simd.mk
 -include $(BUILD)/obj/bench/bench.d $(BUILD)/obj/bench/bench_main.d
+
+# Smoke test of the benchmark itself (not a performance assertion): the
+# small case runs, every contender's result matched the scalar reference
+# (tilecopy-bench exits 1 otherwise), and --json has the documented fields.
+.PHONY: check-bench
+check-bench: $(BENCH_BIN)
+	timeout 120 $(BENCH_BIN) --json --reps 2 --case small-4k-f32 > $(BUILD)/bench-smoke.json
+	python3 -c 'import json,sys; \
+	o = json.loads(open(sys.argv[1]).read()); \
+	need = ["case","bytes","tilecopy_gbps","memcpy_gbps","onednn_gbps","naive_gbps","descriptors"]; \
+	miss = [k for k in need if k not in o]; \
+	assert not miss, "missing fields %s" % miss; \
+	assert o["case"] == "small-4k-f32" and o["bytes"] == 4096 and o["descriptors"] >= 1, o; \
+	assert all(o[k] is not None and o[k] > 0 for k in ("tilecopy_gbps","memcpy_gbps","naive_gbps")), o; \
+	print("check-bench: ok:", o["case"], o["tilecopy_gbps"], "GB/s")' $(BUILD)/bench-smoke.json
+CHECK_TARGETS += check-bench
