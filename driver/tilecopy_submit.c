@@ -156,7 +156,9 @@ static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 			i, d->src);
 		return -EINVAL;
 	}
-	job->bytes += bytes;
+	/* Only a counter: saturate rather than refuse. */
+	if (check_add_overflow(job->bytes, bytes, &job->bytes))
+		job->bytes = U64_MAX;
 	return 0;
 }
 

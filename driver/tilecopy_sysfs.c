@@ -2,6 +2,7 @@
 /* Copyright (c) 2026 The tilecopy authors */
 
 #include <linux/device.h>
+#include <linux/ktime.h>
 #include <linux/sysfs.h>
 
 #include "tilecopy_device.h"
@@ -43,10 +44,24 @@ static ssize_t bytes_moved_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(bytes_moved);
 
+/* Finished busy periods plus the ones still running. */
 static ssize_t busy_ns_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.busy_ns, buf);
+	struct tc_device *tdev = tc_sysfs_tdev(dev);
+	s64 ns = atomic64_read(&tdev->stats.busy_ns);
+	ktime_t now = ktime_get();
+	unsigned int i;
+
+	for (i = 0; i < tdev->num_queues; i++) {
+		struct tc_queue *q = &tdev->queues[i];
+
+		mutex_lock(&q->lock);
+		if (!list_empty(&q->active))
+			ns += ktime_to_ns(ktime_sub(now, q->busy_since));
+		mutex_unlock(&q->lock);
+	}
+	return sysfs_emit(buf, "%lld\n", ns);
 }
 static DEVICE_ATTR_RO(busy_ns);
 
