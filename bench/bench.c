@@ -79,6 +79,7 @@ static const struct bench_case bench_cases[] = {
 struct bench_opts {
 	int json, threads, reps, all_cpus;
 	const char *only, *cpu;
+	const char *from, *to, *shape, *dtype;	/* a custom case */
 };
 
 /* ---- timing -------------------------------------------------------------- */
@@ -555,13 +556,18 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: tilecopy bench [--json] [--threads N] [--reps N] [--case NAME]\n"
-		"                      [--cpu NAME] [--all-cpus] [--list]\n");
+		"                      [--cpu NAME] [--all-cpus] [--list]\n"
+		"                      [--from FMT --to FMT --shape S [--dtype T]]  (a custom case)\n");
 	return 2;
 }
 
 int tc_bench_run(int argc, char **argv)
 {
 	struct bench_opts o = { .threads = 1, .reps = 10 };
+	struct bench_case custom = {
+		.name = "custom", .dnnl_from = dnnl_format_tag_undef,
+		.dnnl_to = dnnl_format_tag_undef,
+	};
 	dnnl_engine_t eng = NULL;
 	dnnl_stream_t stream = NULL;
 	char nthr[16];
@@ -586,6 +592,14 @@ int tc_bench_run(int argc, char **argv)
 			o.only = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--cpu")) {
 			o.cpu = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--from")) {
+			o.from = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--to")) {
+			o.to = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--shape")) {
+			o.shape = argv[++i];
+		} else if (i + 1 < argc && !strcmp(a, "--dtype")) {
+			o.dtype = argv[++i];
 		} else {
 			return usage();
 		}
@@ -615,10 +629,23 @@ int tc_bench_run(int argc, char **argv)
 		       "case", "MB", "descs", "tilecopy", "memcpy", "x mcpy", "oneDNN",
 		       "x dnnl", "naive", o.threads, o.threads > 1 ? "s" : "", o.reps,
 		       tilecopy_cpu_name(o.cpu));
-	for (size_t k = 0; k < NCASES; k++) {
-		const struct bench_case *c = &bench_cases[k];
+	if (o.from || o.to || o.shape || o.dtype) {
+		if (!o.from || !o.to || !o.shape ||
+		    tilecopy_shape_parse(custom.shape, &custom.rank, 4, o.shape) ||
+		    tilecopy_dtype_parse(&custom.dt, o.dtype ? o.dtype : "f32")) {
+			fprintf(stderr, "bench: a custom case needs --from, --to, --shape (up to 4 dims) and a valid --dtype\n");
+			return 2;
+		}
+		custom.from = o.from;
+		custom.to = o.to;
+		o.only = custom.name;
+	}
+	for (size_t k = 0; k <= NCASES; k++) {
+		const struct bench_case *c = k < NCASES ? &bench_cases[k] : &custom;
 		struct bench_result r;
 
+		if (k == NCASES && c->from == NULL)
+			continue;
 		if (o.only && strcmp(o.only, c->name))
 			continue;
 		ran++;
