@@ -103,6 +103,17 @@ typedef struct TilecopyJob {
     TilecopyTlbEntry tlb[TC_TLB_ENTRIES];
     uint8_t hint[TC_TLB_HINTS];
     unsigned tlb_victim;
+    /* walk caches, flushed with the TLB: the last L3 table (by VA >> 21)
+     * and the last chunk of PTEs read from an L3 table */
+    uint64_t wc_tag, wc_table;
+    uint64_t pc_table;
+    unsigned pc_first, pc_count;
+    uint64_t pc[TC_PTE_CHUNK];
+    /* RAM window: bus [win_pa, +win_len) is host memory at win_host */
+    MemoryRegion *win_mr;
+    uint64_t win_pa, win_len;
+    uint8_t *win_host;
+    bool win_writable;
     int last[2];            /* last entry hit, per direction (0 read, 1 write) */
     unsigned tlb_gen;
     uint64_t moved;         /* bytes written by the job */
@@ -270,6 +281,13 @@ static void tilecopy_tlb_flush(TilecopyState *s, TilecopyJob *j)
         }
     }
     j->last[0] = j->last[1] = -1;
+    j->wc_tag = ~0ull;
+    j->pc_count = 0;
+    if (j->win_mr) {
+        memory_region_unref(j->win_mr);
+        j->win_mr = NULL;
+    }
+    j->win_len = 0;
 }
 
 static void tilecopy_fault(TilecopyJob *j, uint32_t code, uint64_t va)
@@ -280,43 +298,100 @@ static void tilecopy_fault(TilecopyJob *j, uint32_t code, uint64_t va)
     }
 }
 
+/* PTE @idx of the L3 table at @table, through the chunk cache. */
+static bool tilecopy_l3_pte(TilecopyState *s, TilecopyJob *j, uint64_t table,
+                            unsigned idx, uint64_t *pte)
+{
+    if (j->pc_table != table || idx - j->pc_first >= j->pc_count) {
+        unsigned first = idx & ~(TC_PTE_CHUNK - 1);
+
+        j->pc_count = 0;
+        if (!tilecopy_bus_read(s, table + first * 8, j->pc, sizeof(j->pc))) {
+            return false;
+        }
+        j->pc_table = table;
+        j->pc_first = first;
+        j->pc_count = TC_PTE_CHUNK;
+    }
+    *pte = le64_to_cpu(j->pc[idx - j->pc_first]);
+    return true;
+}
+
+/*
+ * Host pointer for bus address @pa (RAM only), *len clamped to the RAM
+ * behind it. Takes a reference on the memory region for the caller, which
+ * address_space_unmap() drops (and marks written memory dirty).
+ */
+static uint8_t *tilecopy_ram(TilecopyState *s, TilecopyJob *j, uint64_t pa,
+                             uint64_t *len, bool is_write)
+{
+    if (!j->win_len || pa - j->win_pa >= j->win_len ||
+        (is_write && !j->win_writable)) {
+        AddressSpace *as = pci_get_address_space(&s->pdev);
+        hwaddr xlat, l = 1ull << 62;
+        MemoryRegion *mr;
+
+        RCU_READ_LOCK_GUARD();
+        mr = address_space_translate(as, pa, &xlat, &l, is_write,
+                                     MEMTXATTRS_UNSPECIFIED);
+        if (!memory_access_is_direct(mr, is_write) || !l) {
+            return NULL;
+        }
+        if (j->win_mr) {
+            memory_region_unref(j->win_mr);
+        }
+        memory_region_ref(mr);
+        j->win_mr = mr;
+        j->win_pa = pa;
+        j->win_len = l;
+        j->win_host = (uint8_t *)memory_region_get_ram_ptr(mr) + xlat;
+        j->win_writable = memory_access_is_direct(mr, true);
+    }
+    *len = MIN(*len, j->win_pa + j->win_len - pa);
+    memory_region_ref(j->win_mr);
+    return j->win_host + (pa - j->win_pa);
+}
+
 /* Walk the page tables for @va and fill a TLB entry; NULL on a fault. */
 static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
                                            uint64_t va, bool is_write)
 {
     AddressSpace *as = pci_get_address_space(&s->pdev);
     uint64_t table = j->root & TC_PTE_ADDR_MASK;
-    uint64_t ptes[TC_PTE_CHUNK], pte, pa, want, perm;
-    unsigned level, idx, n, run;
-    hwaddr plen;
+    uint64_t pte, pa, want, perm, len;
+    unsigned level, idx, run;
     TilecopyTlbEntry *e;
-    void *host;
+    uint8_t *host;
 
     if (va >> TC_VA_BITS) {
         tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, va);
         return NULL;
     }
-    for (level = 0; level < 2; level++) {
-        idx = (va >> (30 - 9 * level)) & (TC_PT_ENTRIES - 1);
-        if (!tilecopy_bus_read(s, table + idx * 8, &pte, 8)) {
-            tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
-            return NULL;
+    if ((va >> 21) == j->wc_tag) {
+        table = j->wc_table;
+    } else {
+        for (level = 0; level < 2; level++) {
+            idx = (va >> (30 - 9 * level)) & (TC_PT_ENTRIES - 1);
+            if (!tilecopy_bus_read(s, table + idx * 8, &pte, 8)) {
+                tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
+                return NULL;
+            }
+            pte = le64_to_cpu(pte);
+            if (!(pte & TC_PTE_VALID)) {
+                tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, va);
+                trace_tilecopy_walk_fault(va, level + 1, pte);
+                return NULL;
+            }
+            table = pte & TC_PTE_ADDR_MASK;
         }
-        pte = le64_to_cpu(pte);
-        if (!(pte & TC_PTE_VALID)) {
-            tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, va);
-            trace_tilecopy_walk_fault(va, level + 1, pte);
-            return NULL;
-        }
-        table = pte & TC_PTE_ADDR_MASK;
+        j->wc_tag = va >> 21;
+        j->wc_table = table;
     }
     idx = (va >> TC_PAGE_SHIFT) & (TC_PT_ENTRIES - 1);
-    n = MIN(TC_PT_ENTRIES - idx, TC_PTE_CHUNK);
-    if (!tilecopy_bus_read(s, table + idx * 8, ptes, n * 8)) {
+    if (!tilecopy_l3_pte(s, j, table, idx, &pte)) {
         tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
         return NULL;
     }
-    pte = le64_to_cpu(ptes[0]);
     if (!(pte & TC_PTE_VALID)) {
         tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, va);
         trace_tilecopy_walk_fault(va, 3, pte);
@@ -329,42 +404,27 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
         return NULL;
     }
     pa = pte & TC_PTE_ADDR_MASK;
-    /* Extend the run chunk by chunk while the pages stay contiguous. */
-    for (run = 1;; run++) {
+    /* Extend the run while the pages stay contiguous, to the table's end. */
+    for (run = 1; idx + run < TC_PT_ENTRIES; run++) {
         uint64_t p;
 
-        if (run % TC_PTE_CHUNK == 0) {
-            n = MIN(TC_PT_ENTRIES - (idx + run), TC_PTE_CHUNK);
-            if (!n || !tilecopy_bus_read(s, table + (idx + run) * 8, ptes,
-                                         n * 8)) {
-                break;
-            }
-        }
-        if (run % TC_PTE_CHUNK >= n) {
-            break;
-        }
-        p = le64_to_cpu(ptes[run % TC_PTE_CHUNK]);
-        if (!(p & TC_PTE_VALID) ||
+        if (!tilecopy_l3_pte(s, j, table, idx + run, &p) ||
+            !(p & TC_PTE_VALID) ||
             (p & (TC_PTE_READ | TC_PTE_WRITE)) != perm ||
             (p & TC_PTE_ADDR_MASK) != pa + run * TC_PAGE_SIZE) {
             break;
         }
     }
-    plen = (hwaddr)run * TC_PAGE_SIZE;
-    if (!tilecopy_bus_is_ram(s, pa, TC_PAGE_SIZE, perm & TC_PTE_WRITE)) {
-        tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
-        return NULL;
-    }
-    host = address_space_map(as, pa, &plen, perm & TC_PTE_WRITE,
-                             MEMTXATTRS_UNSPECIFIED);
-    if (!host || plen < TC_PAGE_SIZE) {
+    len = (uint64_t)run * TC_PAGE_SIZE;
+    host = tilecopy_ram(s, j, pa, &len, perm & TC_PTE_WRITE);
+    if (!host || len < TC_PAGE_SIZE) {
         if (host) {
-            address_space_unmap(as, host, plen, false, 0);
+            address_space_unmap(as, host, len, false, 0);
         }
         tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, va);
         return NULL;
     }
-    plen &= ~(hwaddr)(TC_PAGE_SIZE - 1);
+    len &= ~(TC_PAGE_SIZE - 1);
 
     e = &j->tlb[j->tlb_victim];
     j->tlb_victim = (j->tlb_victim + 1) % TC_TLB_ENTRIES;
@@ -379,10 +439,10 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
         }
     }
     e->va = va & ~(TC_PAGE_SIZE - 1);
-    e->len = plen;
+    e->len = len;
     e->host = host;
     e->perm = perm;
-    trace_tilecopy_tlb_fill(va, pa, plen, perm);
+    trace_tilecopy_tlb_fill(va, pa, len, perm);
     return e;
 }
 
@@ -1869,6 +1929,7 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
     qemu_cond_init(&s->work_cond);
     qemu_cond_init(&s->idle_cond);
     s->job.last[0] = s->job.last[1] = -1;
+    s->job.wc_tag = ~0ull;
     s->stopping = false;
     qemu_thread_create(&s->thread, "tilecopy", tilecopy_worker, s,
                        QEMU_THREAD_JOINABLE);
