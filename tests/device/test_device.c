@@ -923,6 +923,88 @@ START_TEST(test_desc_bad)
 }
 END_TEST
 
+static uint64_t fz_rnd(uint64_t *seed)
+{
+	*seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+	return *seed >> 33;
+}
+
+/* Random, mostly malformed descriptors and ring entries: every job must end
+ * (done or halted with a known code) and QEMU must stay up. */
+START_TEST(test_desc_fuzz)
+{
+	struct env e;
+	struct ring r;
+	uint64_t seed = 0x243f6a8885a308d3ull, buf, gpa;
+	unsigned t, k, done = 0, halted = 0, codes[16] = { 0 };
+
+	env_up(&e, "tilebuf-size=4096", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	buf = env_buf(&e, 64 * 1024, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	env_buf(&e, 16 * 1024, TC_PTE_READ, NULL);
+	for (t = 0; t < 300; t++) {
+		struct drm_tilecopy_desc *d = desc_alloc(e.q, 2, &gpa);
+		uint32_t st, code, n, ctx;
+
+		for (k = 0; k < 2; k++) {
+			unsigned dim;
+
+			/* mostly plausible, one field in a few broken */
+			d[k].op = fz_rnd(&seed) % 8 ? 1 + fz_rnd(&seed) % 2 : fz_rnd(&seed) % 5;
+			if (fz_rnd(&seed) % 16 == 0)
+				d[k].op = DRM_TILECOPY_OP_WRITE64;
+			d[k].elem_size = 1u << (fz_rnd(&seed) % (fz_rnd(&seed) % 8 ? 4 : 5));
+			d[k].ndims = fz_rnd(&seed) % 8 ? 1 + fz_rnd(&seed) % 4 : fz_rnd(&seed) % 10;
+			d[k].flags = fz_rnd(&seed) % 32 == 0;
+			d[k].src = d[k].op != DRM_TILECOPY_OP_COPY && fz_rnd(&seed) % 8 ? 0 :
+				fz_rnd(&seed) % 8 ? buf + fz_rnd(&seed) % 0x8000 : fz_rnd(&seed) << 20;
+			d[k].dst = fz_rnd(&seed) % 8 ? buf + fz_rnd(&seed) % 0x8000 : fz_rnd(&seed) << 20;
+			d[k].value = fz_rnd(&seed);
+			if (d[k].op == DRM_TILECOPY_OP_WRITE64 && fz_rnd(&seed) % 2) {
+				d[k].elem_size = 8;
+				d[k].ndims = 1;
+			}
+			for (dim = 0; dim < DRM_TILECOPY_MAX_DIMS; dim++) {
+				int in = dim < d[k].ndims || fz_rnd(&seed) % 40 == 0;
+
+				d[k].extent[dim] = in ? (fz_rnd(&seed) % 16 ? 1 + fz_rnd(&seed) % 6 : 0) : 0;
+				d[k].src_stride[dim] = in ? (fz_rnd(&seed) % 16 ? fz_rnd(&seed) % 24 :
+							  fz_rnd(&seed) << 24) : 0;
+				d[k].dst_stride[dim] = in ? fz_rnd(&seed) % 24 : 0;
+			}
+			if (d[k].op == DRM_TILECOPY_OP_WRITE64 && d[k].ndims == 1 && fz_rnd(&seed) % 2)
+				d[k].extent[0] = 1;
+		}
+		n = 1 + fz_rnd(&seed) % 2;
+		ctx = fz_rnd(&seed) % 70 == 0 ? 99 : 0;
+		ring_submit(&e.d, 0, &r, gpa, n, ctx, t);
+		st = tc_wait(&e.d, 0, WAIT_MS);
+		ck_assert_msg(!(st & 0x80000000u), "fuzz job %u did not end", t);
+		if (st & TC_Q_STATUS_HALTED) {
+			code = tc_qrd(&e.d, 0, TC_Q_ERR_CODE);
+			ck_assert_msg(code == DRM_TILECOPY_STATUS_BAD_DESC ||
+				      code == DRM_TILECOPY_STATUS_FAULT_UNMAPPED ||
+				      code == DRM_TILECOPY_STATUS_FAULT_PERM ||
+				      code == DRM_TILECOPY_STATUS_DMA_ERROR, "code %u", code);
+			halted++;
+			codes[code & 15]++;
+			queue_renew(&e, &r);
+		} else {
+			done++;
+		}
+	}
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_ID), TC_ID_VALUE);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO) + tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO),
+			  300);
+	printf("/desc/fuzz: %u done, %u halted (bad desc %u, unmapped %u, perm %u, dma %u)\n",
+	       done, halted, codes[DRM_TILECOPY_STATUS_BAD_DESC],
+	       codes[DRM_TILECOPY_STATUS_FAULT_UNMAPPED], codes[DRM_TILECOPY_STATUS_FAULT_PERM],
+	       codes[DRM_TILECOPY_STATUS_DMA_ERROR]);
+	ck_assert_msg(done > 30 && halted > 30, "done %u halted %u", done, halted);
+	env_down(&e);
+}
+END_TEST
+
 /* The firmware's OPS record gates the ops. */
 START_TEST(test_desc_op_disabled)
 {
@@ -1358,6 +1440,7 @@ static Suite *device_suite(void)
 	ADD("/mmu/invalidate", test_mmu_invalidate);
 	ADD("/desc/bad", test_desc_bad);
 	ADD("/desc/op-disabled", test_desc_op_disabled);
+	ADD("/desc/fuzz", test_desc_fuzz);
 	ADD("/dma/not-ram", test_dma_not_ram);
 	ADD("/inject/hang-queue-reset", test_hang_then_queue_reset);
 	ADD("/inject/hang-engine-reset", test_hang_then_engine_reset);
