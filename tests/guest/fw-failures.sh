@@ -91,8 +91,9 @@ for round in 1 2; do
 		dmesg | sed 's/^/    /'
 		break
 	fi
-	[ "$(cat /sys/class/accel/accel0/device/fw_version 2>/dev/null)" != "" ] ||
-		bad "round $round: no fw_version in sysfs"
+	v=$(cat /sys/class/accel/accel0/device/fw_version 2>/dev/null)
+	[ "$v" = 1.0.0 ] || bad "round $round: sysfs fw_version '$v', want 1.0.0 (engine.bin)"
+	grep -q 'firmware 1\.0\.0' <(dmesg) || bad "round $round: no 'firmware 1.0.0' line in dmesg"
 	if ! TC_REQUIRE_DEVICE=1 CK_RUN_CASE=job timeout 300 "$smoke"; then
 		bad "round $round: jobs fail with the good image"
 	fi

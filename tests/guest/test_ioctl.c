@@ -72,6 +72,68 @@ START_TEST(test_param_invalid)
 }
 END_TEST
 
+/* sysfs attribute of device 0 (in its PCI device directory), as text */
+static void sysfs_read(const char *name, char *buf, size_t len)
+{
+	char node[64], path[256];
+	const char *dev = tc_find_device(0, node, sizeof(node));
+	FILE *f;
+
+	ck_assert(dev);
+	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/%s",
+		 dev + strlen("/dev/accel/"), name);
+	f = fopen(path, "r");
+	ck_assert_msg(f, "no %s", path);
+	ck_assert(fgets(buf, len, f));
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+static long long sysfs_num(const char *name)
+{
+	char buf[64];
+
+	sysfs_read(name, buf, sizeof(buf));
+	return strtoll(buf, NULL, 10);
+}
+
+START_TEST(test_sysfs_counters)
+{
+	int fd = tc_open();
+	struct tc_bo a, b;
+	struct drm_tilecopy_desc d[2];
+	uint32_t bos[2];
+	uint64_t job;
+	char buf[128];
+	long long done0, failed0, bytes0, busy0;
+
+	sysfs_read("fw_version", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "1.0.0");
+	sysfs_read("fw_name", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "tilecopy/engine.bin");
+	tc_bo_new(fd, 65536, 0, &a);
+	tc_bo_new(fd, 65536, 0, &b);
+	bos[0] = a.handle;
+	bos[1] = b.handle;
+	done0 = sysfs_num("jobs_done");
+	failed0 = sysfs_num("jobs_failed");
+	bytes0 = sysfs_num("bytes_moved");
+	busy0 = sysfs_num("busy_ns");
+	tc_desc_memcpy(&d[0], b.va, a.va, 65536);
+	tc_desc_write64(&d[1], a.va, 1);
+	tc_assert_ok(tc_submit(fd, d, 2, bos, 2, 0, &job));
+	ck_assert_uint_eq(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_OK);
+	ck_assert_int_eq(sysfs_num("jobs_done"), done0 + 1);
+	ck_assert_int_eq(sysfs_num("jobs_failed"), failed0);
+	/* bytes written: 65536 copied + 8 by WRITE64 */
+	ck_assert_int_eq(sysfs_num("bytes_moved"), bytes0 + 65536 + 8);
+	ck_assert_int_gt(sysfs_num("busy_ns"), busy0);
+	tc_bo_free(fd, &a);
+	tc_bo_free(fd, &b);
+	close(fd);
+}
+END_TEST
+
 /* ---- BO_CREATE / BO_INFO ------------------------------------------------ */
 
 START_TEST(test_bo_create_valid)
@@ -1127,6 +1189,7 @@ static Suite *ioctl_suite(void)
 	tc = tcase_create("param");
 	tcase_add_test(tc, test_param_values);
 	tcase_add_test(tc, test_param_invalid);
+	tcase_add_test(tc, test_sysfs_counters);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bo");
