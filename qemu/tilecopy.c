@@ -103,8 +103,10 @@ typedef struct TilecopyJob {
     TilecopyTlbEntry tlb[TC_TLB_ENTRIES];
     uint8_t hint[TC_TLB_HINTS];
     unsigned tlb_victim;
-    /* walk caches, flushed with the TLB: the last L3 table (by VA >> 21)
-     * and the last chunk of PTEs read from an L3 table */
+    /*
+     * walk caches, flushed with the TLB: the last L3 table (by VA >> 21)
+     * and the last chunk of PTEs read from an L3 table
+     */
     uint64_t wc_tag, wc_table;
     uint64_t pc_table;
     unsigned pc_first, pc_count;
@@ -114,7 +116,7 @@ typedef struct TilecopyJob {
     uint64_t win_pa, win_len;
     uint8_t *win_host;
     bool win_writable;
-    int last[2];            /* last entry hit, per direction (0 read, 1 write) */
+    int last[2];            /* last entry hit: [0] reads, [1] writes */
     unsigned tlb_gen;
     uint64_t moved;         /* bytes written by the job */
     /* outcome */
@@ -174,7 +176,7 @@ struct TilecopyState {
     TilecopyJob job;
 };
 
-/* ---- helpers: interrupts -------------------------------------------------- */
+/* ---- helpers: interrupts ------------------------------------------------ */
 
 /* Record an event; called with s->lock held. */
 static void tilecopy_queue_event(TilecopyState *s, unsigned qi, uint32_t bits)
@@ -228,7 +230,7 @@ static void tilecopy_irq_flush(TilecopyState *s)
     }
 }
 
-/* ---- helpers: bus access (RAM only) --------------------------------------- */
+/* ---- helpers: bus access (RAM only) ------------------------------------- */
 
 /*
  * The engine's bus reaches memory only: an access that is not to RAM
@@ -263,7 +265,7 @@ static bool tilecopy_bus_read(TilecopyState *s, uint64_t pa, void *buf,
     return pci_dma_read(&s->pdev, pa, buf, len) == MEMTX_OK;
 }
 
-/* ---- helpers: MMU ----------------------------------------------------------- */
+/* ---- helpers: MMU ------------------------------------------------------- */
 
 static void tilecopy_tlb_flush(TilecopyState *s, TilecopyJob *j)
 {
@@ -497,7 +499,7 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
     return e->host + (va - e->va);
 }
 
-/* ---- helpers: data movement ------------------------------------------------- */
+/* ---- helpers: data movement --------------------------------------------- */
 
 /*
  * Copy a finished tile out to memory. Large blocks bypass the host caches
@@ -636,7 +638,7 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
     return true;
 }
 
-/* ---- helpers: the tile buffer ------------------------------------------------ */
+/* ---- helpers: the tile buffer ------------------------------------------- */
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -685,14 +687,22 @@ static size_t tilecopy_transpose32_avx2(uint32_t *out,
             __m256i c7 = _mm256_unpackhi_epi64(b5, b7);
             uint32_t *o = out + c * rows + r;
 
-            _mm256_storeu_si256((__m256i *)(o + 0 * rows), _mm256_permute2x128_si256(c0, c4, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 1 * rows), _mm256_permute2x128_si256(c1, c5, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 2 * rows), _mm256_permute2x128_si256(c2, c6, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 3 * rows), _mm256_permute2x128_si256(c3, c7, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 4 * rows), _mm256_permute2x128_si256(c0, c4, 0x31));
-            _mm256_storeu_si256((__m256i *)(o + 5 * rows), _mm256_permute2x128_si256(c1, c5, 0x31));
-            _mm256_storeu_si256((__m256i *)(o + 6 * rows), _mm256_permute2x128_si256(c2, c6, 0x31));
-            _mm256_storeu_si256((__m256i *)(o + 7 * rows), _mm256_permute2x128_si256(c3, c7, 0x31));
+            _mm256_storeu_si256((__m256i *)(o + 0 * rows),
+                                _mm256_permute2x128_si256(c0, c4, 0x20));
+            _mm256_storeu_si256((__m256i *)(o + 1 * rows),
+                                _mm256_permute2x128_si256(c1, c5, 0x20));
+            _mm256_storeu_si256((__m256i *)(o + 2 * rows),
+                                _mm256_permute2x128_si256(c2, c6, 0x20));
+            _mm256_storeu_si256((__m256i *)(o + 3 * rows),
+                                _mm256_permute2x128_si256(c3, c7, 0x20));
+            _mm256_storeu_si256((__m256i *)(o + 4 * rows),
+                                _mm256_permute2x128_si256(c0, c4, 0x31));
+            _mm256_storeu_si256((__m256i *)(o + 5 * rows),
+                                _mm256_permute2x128_si256(c1, c5, 0x31));
+            _mm256_storeu_si256((__m256i *)(o + 6 * rows),
+                                _mm256_permute2x128_si256(c2, c6, 0x31));
+            _mm256_storeu_si256((__m256i *)(o + 7 * rows),
+                                _mm256_permute2x128_si256(c3, c7, 0x31));
         }
         for (; c < cols; c++) {
             for (k = 0; k < 8; k++) {
@@ -793,7 +803,7 @@ static void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
     }
 }
 
-/* ---- descriptors -------------------------------------------------------------- */
+/* ---- descriptors -------------------------------------------------------- */
 
 /* A descriptor reduced to the dimensions that matter, strides in elements. */
 typedef struct TilecopyShape {
@@ -867,8 +877,8 @@ static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
         why = "source footprint overflows";
     }
     if (why) {
-        qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: bad descriptor: %s\n",
-                      j->qi, why);
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tilecopy: queue %u: bad descriptor: %s\n", j->qi, why);
         j->status = DRM_TILECOPY_STATUS_BAD_DESC;
         return false;
     }
@@ -951,7 +961,8 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
     uint8_t *in = s->tilebuf, *out = s->tilebuf + s->tilebuf_size / 2;
     const uint8_t *rows[64];
 
-    bq = MIN(sh->e[q], 64);     /* rows live in the TLB at once: keep well under its size */
+    /* rows live in the TLB at once: keep well under its size */
+    bq = MIN(sh->e[q], 64);
     bp = MIN(sh->e[p], cap / bq);
     if (bp < MIN(sh->e[p], 64)) {
         bp = MIN(sh->e[p], 64);
@@ -968,8 +979,10 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                 }
                 n = MIN(bp, sh->e[p] - p0);     /* elements per source row */
                 m = MIN(bq, sh->e[q] - q0);     /* source rows */
-                /* Gather: rows are read where they lie (a row split
-                 * between two mappings is first copied into the buffer). */
+                /*
+                 * Gather: rows are read where they lie (a row split
+                 * between two mappings is first copied into the buffer).
+                 */
                 for (i = 0; i < m; i++) {
                     uint64_t va = src + i * sh->ss[q] * es, avail;
                     const uint8_t *hp = tilecopy_translate(s, j, va, false,
@@ -1044,8 +1057,10 @@ static bool tilecopy_exec_copy(TilecopyState *s, TilecopyJob *j,
         return tilecopy_exec_tiled(s, j, d, &sh, p, q);
     }
 
-    /* Anything else (broadcast, strided both sides): element by element,
-     * a row of dimension 0 at a time through the tile buffer. */
+    /*
+     * Anything else (broadcast, strided both sides): element by element,
+     * a row of dimension 0 at a time through the tile buffer.
+     */
     do {
         uint64_t row = sh.e[0], done, chunk;
         uint64_t cap = s->tilebuf_size / es;
@@ -1172,7 +1187,7 @@ static uint64_t tilecopy_desc_bytes(const struct drm_tilecopy_desc *d)
     return n;
 }
 
-/* ---- the worker --------------------------------------------------------------- */
+/* ---- the worker --------------------------------------------------------- */
 
 /* Execute one ring entry; the outcome is left in @j. Runs without s->lock. */
 static void tilecopy_run_job(TilecopyState *s, TilecopyJob *j,
@@ -1391,7 +1406,7 @@ static void *tilecopy_worker(void *opaque)
     return NULL;
 }
 
-/* ---- resets ---------------------------------------------------------------------- */
+/* ---- resets ------------------------------------------------------------- */
 
 /* Stop queue @qi (cancelling its job) and clear it; called with lock held. */
 static void tilecopy_queue_reset(TilecopyState *s, unsigned qi, bool all)
@@ -1399,8 +1414,10 @@ static void tilecopy_queue_reset(TilecopyState *s, unsigned qi, bool all)
     TilecopyQueue *q = &s->q[qi];
 
     qatomic_set(&q->gen, q->gen + 1);
-    /* Stopped first, so that the worker cannot pick the queue again while
-     * this waits for it to leave the cancelled job. */
+    /*
+     * Stopped first, so that the worker cannot pick the queue again while
+     * this waits for it to leave the cancelled job.
+     */
     q->ctrl = 0;
     q->head = q->tail = 0;
     qemu_cond_broadcast(&s->work_cond);     /* interrupt a delay */
@@ -1443,7 +1460,7 @@ static void tilecopy_engine_reset(TilecopyState *s)
     trace_tilecopy_reset(-1);
 }
 
-/* ---- firmware ---------------------------------------------------------------------- */
+/* ---- firmware ----------------------------------------------------------- */
 
 static uint32_t tilecopy_fw_records(TilecopyState *s, const uint8_t *p,
                                     uint32_t size)
@@ -1571,7 +1588,7 @@ static void tilecopy_fw_boot(TilecopyState *s)
     qemu_cond_broadcast(&s->work_cond);
 }
 
-/* ---- MMIO ---------------------------------------------------------------------------- */
+/* ---- MMIO --------------------------------------------------------------- */
 
 static uint64_t tilecopy_queue_read(TilecopyState *s, unsigned qi,
                                     unsigned reg)
@@ -1744,8 +1761,9 @@ static void tilecopy_queue_write(TilecopyState *s, unsigned qi, unsigned reg,
         break;
     case TC_Q_TAIL:
         if (!q->ring_size || val >= q->ring_size) {
-            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: tail %u outside "
-                          "the ring\n", qi, val);
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "tilecopy: queue %u: tail %u outside the ring\n",
+                          qi, val);
             break;
         }
         q->tail = val;
@@ -1771,8 +1789,8 @@ static void tilecopy_queue_write(TilecopyState *s, unsigned qi, unsigned reg,
         q->int_mask = val & (TC_Q_INT_DONE | TC_Q_INT_ERROR);
         break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: write to read-only or unknown "
-                      "queue register 0x%x\n", reg);
+        qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: write to read-only or "
+                      "unknown queue register 0x%x\n", reg);
         break;
     }
 }
@@ -1889,7 +1907,7 @@ static const MemoryRegionOps tilecopy_boot_ops = {
     },
 };
 
-/* ---- realize / unrealize ---------------------------------------------------------------- */
+/* ---- realize / unrealize ------------------------------------------------ */
 
 static void tilecopy_realize(PCIDevice *pdev, Error **errp)
 {
@@ -1963,7 +1981,7 @@ static void tilecopy_qdev_reset(DeviceState *dev)
     pci_set_irq(&s->pdev, 0);
 }
 
-/* ---- properties, class, type -------------------------------------------------------------- */
+/* ---- properties, class, type -------------------------------------------- */
 
 static Property tilecopy_properties[] = {
     DEFINE_PROP_UINT32("queues", TilecopyState, num_queues, 4),
