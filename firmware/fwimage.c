@@ -177,11 +177,13 @@ static enum tc_fw_status tc_fw_check_records(const uint8_t *p, size_t n)
 				return TC_FW_STATUS_BAD_PAYLOAD;
 			have_queues = 1;
 		} else if (type == TC_FW_REC_OPS) {
-			if (len != 4)
+			/* only the ops of enum drm_tilecopy_op: bits 1..3 */
+			if (len != 4 || (get32(p + off + 4) & ~0xeu))
 				return TC_FW_STATUS_BAD_PAYLOAD;
 			have_ops = 1;
-		} else if (type == TC_FW_REC_TILE && len != 8) {
-			return TC_FW_STATUS_BAD_PAYLOAD;
+		} else if (type == TC_FW_REC_TILE) {
+			if (len != 8 || !get32(p + off + 4) || !get32(p + off + 8))
+				return TC_FW_STATUS_BAD_PAYLOAD;
 		}
 		off += (4 + (size_t)len + 3) & ~(size_t)3;
 	}
@@ -193,10 +195,13 @@ enum tc_fw_status tc_fw_check(const uint8_t *img, size_t len, uint32_t abi)
 	uint8_t hdr[HDR_SIZE];
 	uint32_t plen;
 
-	if (len < 4 || get32(img + OFF_MAGIC) != TC_FW_MAGIC)
-		return TC_FW_STATUS_BAD_MAGIC;
+	/* Same order as the engine's boot check (qemu/tilecopy.c). */
+	if (len > TC_BOOT_WINDOW_SIZE)
+		return TC_FW_STATUS_BAD_FORMAT;
 	if (len < HDR_SIZE)
 		return TC_FW_STATUS_TRUNCATED;
+	if (get32(img + OFF_MAGIC) != TC_FW_MAGIC)
+		return TC_FW_STATUS_BAD_MAGIC;
 	if (get16(img + OFF_FORMAT) != TC_FW_FORMAT_VERSION ||
 	    get16(img + OFF_HDR_SIZE) != HDR_SIZE)
 		return TC_FW_STATUS_BAD_FORMAT;

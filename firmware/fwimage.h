@@ -63,12 +63,14 @@ size_t tc_fw_build(uint8_t *out, size_t cap, enum tc_fw_variant variant);
 #define TC_FW_MAX_IMAGE		1024
 
 /**
- * tc_fw_check - validate an image as the engine does at boot.
- * @abi: the driver's DRM_TILECOPY_ABI_VERSION (checked against the range),
- *	0 to skip that check (the engine itself has no ABI).
- * Returns TC_FW_STATUS_OK or the first problem found, in the order magic,
- * size, format, header CRC, hw version, payload size, payload CRC, records,
- * ABI (ABI is reported as TC_FW_STATUS_BAD_FORMAT).
+ * tc_fw_check - validate an image as the engine does at boot, in the same
+ * order: size (larger than the boot window: BAD_FORMAT; smaller than the
+ * header: TRUNCATED), magic, format, header CRC, hw major, payload size,
+ * payload CRC, records. The engine also refuses a tilebuf_size larger than
+ * its tile buffer (BAD_HW), which this function cannot know.
+ * @abi: the driver's DRM_TILECOPY_ABI_VERSION, checked last against the
+ *	image's range and reported as TC_FW_STATUS_BAD_FORMAT; 0 to skip (the
+ *	engine itself knows no ABI).
  */
 enum tc_fw_status tc_fw_check(const uint8_t *img, size_t len, uint32_t abi);
 

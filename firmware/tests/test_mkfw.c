@@ -333,6 +333,80 @@ START_TEST(test_variant)
 }
 END_TEST
 
+/* Rewrite both CRCs of an image in place (after a deliberate change). */
+static void fix_crcs(uint8_t *img, size_t n)
+{
+	uint32_t c = crc32_bitwise(img + 64, n - 64);
+
+	for (int i = 0; i < 4; i++)
+		img[40 + i] = c >> (8 * i);
+	c = header_crc(img);
+	for (int i = 0; i < 4; i++)
+		img[44 + i] = c >> (8 * i);
+}
+
+START_TEST(test_checker_mutations)
+{
+	/* the checker mirrors the engine's boot rules on hand-made images */
+	struct blob good;
+	static uint8_t big[TC_BOOT_WINDOW_SIZE + 1];
+	uint8_t img[512];
+	size_t n;
+
+	read_blob(engine_bin, &good);
+	n = good.n;
+	ck_assert_int_eq(tc_fw_check(good.d, 3, 0), TC_FW_STATUS_TRUNCATED);
+	ck_assert_int_eq(tc_fw_check(good.d, 63, 0), TC_FW_STATUS_TRUNCATED);
+	memcpy(big, good.d, n);
+	ck_assert_int_eq(tc_fw_check(big, sizeof(big), 0), TC_FW_STATUS_BAD_FORMAT);
+	/* trailing bytes after the payload are ignored */
+	ck_assert_int_eq(tc_fw_check(big, n + 100, 0), TC_FW_STATUS_OK);
+
+	/* header_size 128 */
+	memcpy(img, good.d, n);
+	img[6] = 128;
+	fix_crcs(img, n);
+	ck_assert_int_eq(tc_fw_check(img, n, 0), TC_FW_STATUS_BAD_FORMAT);
+	/* minor hw version differs: still fine */
+	memcpy(img, good.d, n);
+	img[20] = 7;
+	fix_crcs(img, n);
+	ck_assert_int_eq(tc_fw_check(img, n, 0), TC_FW_STATUS_OK);
+	/* OPS with an unknown op bit (op 4) */
+	memcpy(img, good.d, n);
+	ck_assert_uint_eq(le16(img + 72), TC_FW_REC_OPS);
+	img[76] |= 1u << 4;
+	fix_crcs(img, n);
+	ck_assert_int_eq(tc_fw_check(img, n, 0), TC_FW_STATUS_BAD_PAYLOAD);
+	/* QUEUES 0 */
+	memcpy(img, good.d, n);
+	ck_assert_uint_eq(le16(img + 64), TC_FW_REC_QUEUES);
+	img[68] = 0;
+	fix_crcs(img, n);
+	ck_assert_int_eq(tc_fw_check(img, n, 0), TC_FW_STATUS_BAD_PAYLOAD);
+	/* TILE rows 0 */
+	memcpy(img, good.d, n);
+	ck_assert_uint_eq(le16(img + 80), TC_FW_REC_TILE);
+	img[84] = 0;
+	fix_crcs(img, n);
+	ck_assert_int_eq(tc_fw_check(img, n, 0), TC_FW_STATUS_BAD_PAYLOAD);
+	/* a record longer than the payload */
+	memcpy(img, good.d, n);
+	img[82] = 0xff;
+	fix_crcs(img, n);
+	ck_assert_int_eq(tc_fw_check(img, n, 0), TC_FW_STATUS_BAD_PAYLOAD);
+	/* no END: payload_size cut before it */
+	memcpy(img, good.d, n);
+	img[36] = (uint8_t)(n - 64 - 4);
+	fix_crcs(img, n - 4);
+	ck_assert_int_eq(tc_fw_check(img, n - 4, 0), TC_FW_STATUS_BAD_PAYLOAD);
+	/* ABI range that excludes the driver's, either side */
+	ck_assert_int_eq(tc_fw_check(good.d, n, 0x00010001u), TC_FW_STATUS_BAD_FORMAT);
+	ck_assert_int_eq(tc_fw_check(good.d, n, 0x0000ffffu), TC_FW_STATUS_BAD_FORMAT);
+	ck_assert_int_eq(tc_fw_check(good.d, n, DRM_TILECOPY_ABI_VERSION), TC_FW_STATUS_OK);
+}
+END_TEST
+
 START_TEST(test_variant_files_complete)
 {
 	/* mkfw -l lists exactly good + the variants tested above */
@@ -368,6 +442,7 @@ static Suite *fw_suite(void)
 	tcase_add_loop_test(tc, test_variant, 0,
 			    sizeof(variant_cases) / sizeof(variant_cases[0]));
 	tcase_add_test(tc, test_variant_files_complete);
+	tcase_add_test(tc, test_checker_mutations);
 	tcase_set_timeout(tc, 20);
 	suite_add_tcase(s, tc);
 	return s;
