@@ -1205,6 +1205,16 @@ START_TEST(test_delay_and_reset_busy_queue)
 	queue_renew(&e, &r);
 	ck_assert_msg(now_sec() - t0 < 2.0, "reset took %.2f s", now_sec() - t0);
 	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO), 1);
+	/* the same with an engine reset */
+	ring_submit(&e.d, 0, &r, gpa, 1, 0, 3);
+	usleep(100000);
+	ck_assert(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_BUSY);
+	t0 = now_sec();
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_RESET);
+	ck_assert_msg(now_sec() - t0 < 2.0, "engine reset took %.2f s", now_sec() - t0);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS), 0);
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_STATUS), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO), 0);
 	env_down(&e);
 }
 END_TEST
