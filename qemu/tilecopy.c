@@ -365,7 +365,8 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     TilecopyTlbEntry *e;
     uint8_t *host;
 
-    if (va >> TC_VA_BITS) {
+    /* beyond the VA width, or a context disabled (root 0): unmapped */
+    if ((va >> TC_VA_BITS) || !table) {
         tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, va);
         return NULL;
     }

@@ -849,6 +849,12 @@ START_TEST(test_mmu_invalidate)
 	tc_wr(&e.d, TC_REG_MMU_INVALIDATE_ALL, 1);
 	assert_fault(&e, run_job(&e, &r, &d, 1, 3), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 0,
 		     dst_va, 3);
+	/* a context whose root is 0 is disabled: nothing translates */
+	queue_renew(&e, &r);
+	tc_wr(&e.d, TC_REG_CTX_ROOT_LO(0), 0);
+	tc_wr(&e.d, TC_REG_MMU_INVALIDATE, 0);
+	assert_fault(&e, run_job(&e, &r, &d, 1, 4), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 0,
+		     src + 1000, 4);
 	env_down(&e);
 }
 END_TEST
