@@ -11,11 +11,11 @@
  * thread (the vCPU never waits for a job), MSI-X per queue.
  *
  * Locking: s->lock protects every register and queue field. The worker
- * drops it while it executes a job; it never holds it while taking the BQL
- * (lock order: BQL, then s->lock). While a job runs, the worker only touches
- * guest RAM through host pointers and RAM-only bus reads, so it never needs
- * the BQL; this lets a reset written by a vCPU (BQL held) wait for the
- * worker to leave the job it cancels.
+ * drops it while it executes a job and never takes the BQL: it touches
+ * guest RAM only through host pointers and RAM-only bus reads, and it hands
+ * interrupts to a bottom half that runs in the main loop. So a reset
+ * written by a vCPU (BQL held) can wait for the worker to leave the job it
+ * cancels, and unrealize can join the worker. Lock order: BQL, s->lock.
  *
  * Copyright (c) 2026 The tilecopy authors
  *
@@ -142,6 +142,7 @@ struct TilecopyState {
     uint32_t delay_ns_per_kb;
 
     QemuThread thread;
+    QEMUBH *irq_bh;         /* delivers the worker's interrupts */
     QemuMutex lock;
     QemuCond work_cond;     /* worker: something to do */
     QemuCond idle_cond;     /* resets: a job left the worker */
@@ -228,6 +229,11 @@ static void tilecopy_irq_flush(TilecopyState *s)
     } else {
         pci_set_irq(pdev, level);
     }
+}
+
+static void tilecopy_irq_bh(void *opaque)
+{
+    tilecopy_irq_flush(opaque);
 }
 
 /* ---- helpers: bus access (RAM only) ------------------------------------- */
@@ -1396,11 +1402,7 @@ static void *tilecopy_worker(void *opaque)
         }
         tilecopy_job_step(s, qi);
         if (s->notify) {
-            qemu_mutex_unlock(&s->lock);
-            qemu_mutex_lock_iothread();
-            tilecopy_irq_flush(s);
-            qemu_mutex_unlock_iothread();
-            qemu_mutex_lock(&s->lock);
+            qemu_bh_schedule(s->irq_bh);    /* thread safe */
         }
     }
     qemu_mutex_unlock(&s->lock);
@@ -1944,6 +1946,7 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
                      &s->boot);
     s->tilebuf = g_malloc(s->tilebuf_size);
 
+    s->irq_bh = qemu_bh_new(tilecopy_irq_bh, s);
     qemu_mutex_init(&s->lock);
     qemu_cond_init(&s->work_cond);
     qemu_cond_init(&s->idle_cond);
@@ -1963,6 +1966,7 @@ static void tilecopy_exit(PCIDevice *pdev)
     qemu_cond_broadcast(&s->work_cond);
     qemu_mutex_unlock(&s->lock);
     qemu_thread_join(&s->thread);
+    qemu_bh_delete(s->irq_bh);
 
     qemu_cond_destroy(&s->idle_cond);
     qemu_cond_destroy(&s->work_cond);
