@@ -390,14 +390,12 @@ int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
 		spin_unlock(&sched->job_list_lock);
 	}
 
+	/* What the engine finished before the reset completes normally. */
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
 
 		mutex_lock(&q->lock);
 		tc_queue_done(q);
-		if (guilty && guilty->queue == q && !list_empty(&guilty->link))
-			tc_job_finish(q, guilty, DRM_TILECOPY_STATUS_TIMEOUT,
-				      0, 0, -ETIMEDOUT);
 		mutex_unlock(&q->lock);
 	}
 
@@ -408,10 +406,14 @@ int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
 	if (!ret)
 		tc_device_hw_setup(tdev);
 
+	/* The engine is stopped: nothing writes the jobs' buffers any more. */
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
 
 		mutex_lock(&q->lock);
+		if (guilty && guilty->queue == q && !list_empty(&guilty->link))
+			tc_job_finish(q, guilty, DRM_TILECOPY_STATUS_TIMEOUT,
+				      0, 0, -ETIMEDOUT);
 		if (ret)
 			tc_queue_fail_all(q, DRM_TILECOPY_STATUS_NO_FIRMWARE, -ENODEV);
 		else
