@@ -813,9 +813,24 @@ START_TEST(test_mmu_fault_perm)
 	desc_copy(&d, 1, wo + 8, src, 1, &ext, &one, &one);
 	st = run_job(&e, &r, &d, 1, 2);
 	assert_fault(&e, st, DRM_TILECOPY_STATUS_FAULT_PERM, 0, wo + 8, 2);
-	/* the page behind a read-only one: permissions are per page */
+	/* permissions are per page: a writable page, then a read-only one */
 	queue_renew(&e, &r);
-	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO), 2);
+	{
+		uint64_t big = env_buf(&e, 8192, TC_PTE_READ, NULL);
+		uint64_t va = e.va_next, pa = qts_alloc(e.q, 2 * TC_PAGE_SIZE, TC_PAGE_SIZE);
+		uint32_t ext2 = 8192;
+
+		e.va_next += 3 * TC_PAGE_SIZE;
+		mmu_map_page(&e.mmu, va, pa, TC_PTE_READ | TC_PTE_WRITE);
+		mmu_map_page(&e.mmu, va + TC_PAGE_SIZE, pa + TC_PAGE_SIZE, TC_PTE_READ);
+		va_fill_random(&e, big, 8192, 7);
+		desc_copy(&d, 1, big, va, 1, &ext2, &one, &one);
+		st = run_job(&e, &r, &d, 1, 3);
+		assert_fault(&e, st, DRM_TILECOPY_STATUS_FAULT_PERM, 0, va + TC_PAGE_SIZE, 3);
+		ck_assert(memcmp(qts_ptr(e.q, pa), va_host(&e, big), 4096) == 0);
+		ck_assert_uint_eq(*(uint8_t *)qts_ptr(e.q, pa + TC_PAGE_SIZE), 0);
+	}
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO), 3);
 	env_down(&e);
 }
 END_TEST
