@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tc_guest.h"
@@ -81,7 +82,7 @@ START_TEST(test_dma_error)
 	struct tc_bo src, dst;
 	struct drm_tilecopy_desc d[5];
 	struct drm_tilecopy_wait w;
-	uint32_t bos[2];
+	uint32_t bos[2], out;
 	uint64_t job;
 	const uint32_t chunk = 16384;
 
@@ -96,7 +97,21 @@ START_TEST(test_dma_error)
 		tc_desc_memcpy(&d[i], dst.va + i * chunk, src.va + i * chunk, chunk);
 	bos[0] = src.handle;
 	bos[1] = dst.handle;
-	tc_assert_ok(tc_submit(fd, d, 5, bos, 2, 0, &job));
+	tc_assert_ok(drmSyncobjCreate(fd, 0, &out));
+	{
+		struct drm_tilecopy_submit sa = {
+			.descs = (uintptr_t)d, .bo_handles = (uintptr_t)bos,
+			.desc_count = 5, .desc_size = sizeof(d[0]), .bo_count = 2,
+			.out_syncobj = out,
+		};
+
+		tc_assert_ok(tc_submit_args(fd, &sa));
+		job = sa.job_id;
+	}
+	/* a failed job still signals its out-fence: waiters never hang */
+	tc_assert_ok(drmSyncobjWait(fd, &out, 1, tc_now_ns() + 30ll * 1000000000,
+				    DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL));
+	drmSyncobjDestroy(fd, out);
 	tc_assert_ok(tc_wait(fd, job, 30ll * 1000000000, &w));
 	ck_assert_uint_eq(w.status, DRM_TILECOPY_STATUS_DMA_ERROR);
 	ck_assert_uint_eq(w.err_desc, 2);
@@ -226,6 +241,74 @@ START_TEST(test_forced_reset_in_flight)
 }
 END_TEST
 
+/* Child of the reset storm: 60 checked jobs on its own file (~1-2 s). */
+static int storm_child(int id)
+{
+	int fd = tc_open();
+	uint32_t nq = tc_get_param(fd, DRM_TILECOPY_PARAM_NUM_QUEUES);
+	const uint64_t size = 256 << 10;
+	struct tc_bo a, b;
+	uint32_t bos[2];
+
+	tc_bo_new(fd, size, 0, &a);
+	tc_bo_new(fd, size, 0, &b);
+	bos[0] = a.handle;
+	bos[1] = b.handle;
+	for (int i = 0; i < 60; i++) {
+		struct drm_tilecopy_desc d[2];
+		uint64_t job;
+
+		tc_pattern(a.map, size, id * 1000 + i);
+		tc_desc_memcpy(&d[0], b.va, a.va, size);
+		tc_desc_write64(&d[1], b.va + size - 8, i);
+		if (tc_submit(fd, d, 2, bos, 2, (id + i) % nq, &job))
+			return 10;
+		if (tc_wait_status(fd, job) != DRM_TILECOPY_STATUS_OK)
+			return 11;
+		if (memcmp(b.map, a.map, size - 8) || ((uint64_t *)b.map)[size / 8 - 1] != (uint64_t)i)
+			return 12;
+	}
+	return 0;
+}
+
+START_TEST(test_reset_storm)
+{
+	/* forced resets while two processes keep the engine busy: every job
+	 * completes with the right data, and the resets are all counted */
+	enum { NPROC = 2, NRESETS = 6 };
+	long long resets0 = tc_sysfs_stat(0, "resets");
+	char path[1024];
+	pid_t pid[NPROC];
+
+	debugfs_path(0, "reset", path, sizeof(path));
+	for (int i = 0; i < NPROC; i++) {
+		pid[i] = fork();
+		ck_assert_int_ge(pid[i], 0);
+		if (pid[i] == 0)
+			_exit(storm_child(i + 1));
+	}
+	for (int r = 0; r < NRESETS; r++) {
+		int dfd;
+
+		usleep(150 * 1000);
+		dfd = open(path, O_WRONLY);
+		ck_assert_msg(dfd >= 0, "open %s: %s", path, strerror(errno));
+		ck_assert_int_eq(write(dfd, "1", 1), 1);
+		close(dfd);
+	}
+	/* the children were still working through all the resets */
+	for (int i = 0; i < NPROC; i++)
+		ck_assert_int_eq(waitpid(pid[i], NULL, WNOHANG), 0);
+	for (int i = 0; i < NPROC; i++) {
+		int st;
+
+		ck_assert_int_eq(waitpid(pid[i], &st, 0), pid[i]);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d: status 0x%x", i, st);
+	}
+	ck_assert_int_eq(tc_sysfs_stat(0, "resets"), resets0 + NRESETS);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recovery");
@@ -243,6 +326,7 @@ int main(void)
 	}
 	if (tc_device_prop("delay-ns-per-kb") >= 10000 && n == 0) {
 		tcase_add_test(tc, test_forced_reset_in_flight);
+		tcase_add_test(tc, test_reset_storm);
 		n++;
 	}
 	if (!n) {
