@@ -863,6 +863,8 @@ static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
         why = "flags not zero";
     } else if (d->op != DRM_TILECOPY_OP_COPY && d->src) {
         why = "src not zero for FILL/WRITE64";
+    } else if (d->op == DRM_TILECOPY_OP_COPY && d->value) {
+        why = "value not zero for COPY";
     }
     for (k = 0; !why && k < DRM_TILECOPY_MAX_DIMS; k++) {
         if (k < d->ndims && !d->extent[k]) {
@@ -870,6 +872,8 @@ static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
         } else if (k >= d->ndims &&
                    (d->extent[k] || d->src_stride[k] || d->dst_stride[k])) {
             why = "extent or stride beyond ndims not zero";
+        } else if (d->op != DRM_TILECOPY_OP_COPY && d->src_stride[k]) {
+            why = "src_stride not zero for FILL/WRITE64";
         }
     }
     if (!why && d->op == DRM_TILECOPY_OP_WRITE64 &&

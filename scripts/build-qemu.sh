@@ -148,8 +148,11 @@ cp "$bdir/qemu-system-x86_64" "$cache/bin/$key.tmp/"
 rm -rf "$cache/bin/$key"
 mv "$cache/bin/$key.tmp" "$cache/bin/$key"
 
-# Keep the four newest binaries (switching branches back and forth is cheap).
-ls -1dt "$cache"/bin/*/ 2>/dev/null | tail -n +5 | xargs -r rm -rf
+# Keep the six newest binaries (switching branches back and forth is cheap)
+# and any younger than two hours (a test run elsewhere may still use it).
+ls -1dt "$cache"/bin/*/ 2>/dev/null | tail -n +7 | while read -r old; do
+	[ -n "$(find "$old" -maxdepth 0 -mmin +120)" ] && rm -rf "$old"
+done
 
 link_out
 log "ready: $out -> $bin"

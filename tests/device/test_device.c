@@ -890,7 +890,7 @@ START_TEST(test_desc_bad)
 	src = env_buf(&e, 4096, TC_PTE_READ, NULL);
 	dst = env_buf(&e, 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
 	desc_copy(&good, 4, src, dst, 1, &ext, &one, &one);
-	for (c = 0; c < 14; c++) {
+	for (c = 0; c < 16; c++) {
 		d[0] = good;
 		d[1] = good;
 		switch (c) {
@@ -908,6 +908,11 @@ START_TEST(test_desc_bad)
 		case 11: d[1].src_stride[0] = 1ull << 62; break;	/* footprint overflow */
 		case 12: d[1].dst = ~0ull - 8; break;			/* end overflows */
 		case 13: d[1].dst_stride[7] = 2; break;
+		case 14: d[1].value = 1; break;			/* COPY with a value */
+		case 15:					/* FILL with a src stride */
+			d[1].op = DRM_TILECOPY_OP_FILL;
+			d[1].src = 0;
+			break;
 		}
 		ck_assert_msg(run_job(&e, &r, d, 2, 100 + c) & TC_Q_STATUS_HALTED, "case %u", c);
 		assert_fault(&e, TC_Q_STATUS_HALTED, DRM_TILECOPY_STATUS_BAD_DESC, 1, ~0ull, 100 + c);
@@ -980,7 +985,8 @@ START_TEST(test_desc_fuzz)
 			d[k].src = d[k].op != DRM_TILECOPY_OP_COPY && fz_rnd(&seed) % 8 ? 0 :
 				fz_rnd(&seed) % 8 ? buf + fz_rnd(&seed) % 0x8000 : fz_rnd(&seed) << 20;
 			d[k].dst = fz_rnd(&seed) % 8 ? buf + fz_rnd(&seed) % 0x8000 : fz_rnd(&seed) << 20;
-			d[k].value = fz_rnd(&seed);
+			d[k].value = d[k].op == DRM_TILECOPY_OP_COPY && fz_rnd(&seed) % 8 ? 0 :
+				fz_rnd(&seed);
 			if (d[k].op == DRM_TILECOPY_OP_WRITE64 && fz_rnd(&seed) % 2) {
 				d[k].elem_size = 8;
 				d[k].ndims = 1;
@@ -992,6 +998,8 @@ START_TEST(test_desc_fuzz)
 				d[k].src_stride[dim] = in ? (fz_rnd(&seed) % 16 ? fz_rnd(&seed) % 24 :
 							  fz_rnd(&seed) << 24) : 0;
 				d[k].dst_stride[dim] = in ? fz_rnd(&seed) % 24 : 0;
+				if (d[k].op != DRM_TILECOPY_OP_COPY && fz_rnd(&seed) % 8)
+					d[k].src_stride[dim] = 0;
 			}
 			if (d[k].op == DRM_TILECOPY_OP_WRITE64 && d[k].ndims == 1 && fz_rnd(&seed) % 2)
 				d[k].extent[0] = 1;
