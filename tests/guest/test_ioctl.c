@@ -819,7 +819,7 @@ START_TEST(test_wait_timeout)
 	/*
 	 * A job that cannot start: it waits for the out-fence of a job that
 	 * is itself slow. With delay-ns-per-kb set (check-guest sets it for
-	 * this run) a 4 MiB copy takes long enough to be reliably pending.
+	 * this run) a 16 MiB copy takes long enough to be reliably pending.
 	 */
 	int fd = tc_open();
 	long delay = tc_device_prop("delay-ns-per-kb");
@@ -829,7 +829,7 @@ START_TEST(test_wait_timeout)
 	uint64_t job;
 	struct drm_tilecopy_wait w;
 	int64_t t0, t1;
-	uint64_t size = 4 << 20;
+	uint64_t size = 16 << 20;	/* 800 ms at 50000 ns/KiB: pending even if we are descheduled */
 
 	if (delay < 10000) {
 		fprintf(stderr, "test_wait_timeout: needs delay-ns-per-kb >= 10000 (have %ld); not run\n",

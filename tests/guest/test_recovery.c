@@ -187,7 +187,7 @@ START_TEST(test_forced_reset_in_flight)
 	uint32_t nq = tc_get_param(fd, DRM_TILECOPY_PARAM_NUM_QUEUES);
 	long long resets0 = tc_sysfs_stat(0, "resets");
 	enum { NJOBS = 8 };
-	const uint64_t size = 2 << 20;
+	const uint64_t size = 4 << 20;	/* 200 ms per job at 50000 ns/KiB */
 	struct tc_bo src, dst[NJOBS];
 	uint64_t job[NJOBS];
 	char path[1024], buf[4096];
