@@ -25,6 +25,8 @@ check)
 		bash tests/sdk/cli-guest.sh "$T"
 	step "device: injected DMA error" "${run[@]}" --device-props dma-error-on-job=3 \
 		--timeout 300 -- env TC_SDK_MODE=fault "$S/test_device"
+	step "module loaded, no engine: CPU fallback" "${run[@]}" --devices 0 --timeout 300 -- \
+		bash -c "TC_SDK_MODE=nodev $S/test_device && $T info | grep -q 'no tilecopy engine found'"
 	step "no module: CPU fallback" "${run[@]}" --no-module --timeout 300 -- \
 		bash -c "TC_SDK_MODE=nodev $S/test_device && $T info | grep -q 'no tilecopy engine found'"
 	;;
