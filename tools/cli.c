@@ -101,3 +101,17 @@ int cli_tensor(const struct cli_opts *o, const char *fmt, const char *block,
 		return cli_error(fmt, st), -1;
 	return 0;
 }
+
+int cli_plan(const struct cli_opts *o, tilecopy_plan_t **plan)
+{
+	tilecopy_tensor_t src, dst;
+	tilecopy_status_t st;
+
+	if (cli_tensor(o, o->from, o->from_block ? o->from_block : o->block, &src) ||
+	    cli_tensor(o, o->to, o->to_block ? o->to_block : o->block, &dst))
+		return -1;
+	st = tilecopy_plan_create(plan, &src, &dst);
+	if (st)
+		return cli_error("plan", st), -1;
+	return 0;
+}

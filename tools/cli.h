@@ -23,6 +23,9 @@ int cli_parse(int argc, char **argv, struct cli_opts *o);
 /* Build the tensor of a format from the common options. */
 int cli_tensor(const struct cli_opts *o, const char *fmt, const char *block,
 	       tilecopy_tensor_t *t);
+/* The plan --from -> --to of the common options (--block, --from-block,
+ * --to-block apply). Prints the error and returns -1 on failure. */
+int cli_plan(const struct cli_opts *o, tilecopy_plan_t **plan);
 /* Print "tilecopy: <what>: <status>: <message>" and return 1. */
 int cli_error(const char *what, tilecopy_status_t st);
 

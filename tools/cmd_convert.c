@@ -157,7 +157,6 @@ static void close_devices(struct devs *v)
 int cmd_convert(int argc, char **argv)
 {
 	struct cli_opts o;
-	tilecopy_tensor_t src, dst;
 	tilecopy_plan_t *plan = NULL;
 	struct in_map in = { 0 };
 	struct devs devs = { .n = 0 };
@@ -172,12 +171,8 @@ int cmd_convert(int argc, char **argv)
 			"usage: tilecopy convert --shape S --dtype T --from FMT --to FMT [--device cpu|auto|PATH] [--cpu NAME] IN OUT\n");
 		return 2;
 	}
-	if (cli_tensor(&o, o.from, o.from_block ? o.from_block : o.block, &src) ||
-	    cli_tensor(&o, o.to, o.to_block ? o.to_block : o.block, &dst))
+	if (cli_plan(&o, &plan))
 		return 1;
-	st = tilecopy_plan_create(&plan, &src, &dst);
-	if (st)
-		return cli_error("plan", st);
 	if (map_input(o.args[0], tilecopy_plan_src_bytes(plan), &in))
 		goto err_plan;
 	if (pick_devices(o.device, &devs))
