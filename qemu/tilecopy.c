@@ -60,6 +60,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
 #define TC_TLB_ENTRIES          128
 #define TC_TLB_HINTS            1024
 #define TC_PTE_CHUNK            32      /* PTEs read per bus read in a walk */
+#define TC_TILE_ROWS_MAX        1024    /* source rows of a tile */
 
 #define TC_DESC_SIZE            sizeof(struct drm_tilecopy_desc)
 #define TC_RING_ENTRY_SIZE      sizeof(struct tc_ring_entry)
@@ -73,6 +74,7 @@ typedef struct TilecopyTlbEntry {
     uint64_t len;           /* bytes; 0 = empty */
     uint8_t *host;
     uint64_t perm;          /* TC_PTE_READ | TC_PTE_WRITE */
+    bool written;           /* the run was written: mark it dirty */
 } TilecopyTlbEntry;
 
 typedef struct TilecopyQueue {
@@ -173,6 +175,7 @@ struct TilecopyState {
 
     uint8_t *boot_mem;
     uint8_t *tilebuf;
+    const uint8_t **tile_rows;      /* worker: source rows of a tile */
     TilecopyQueue q[TC_MAX_QUEUES];
     TilecopyJob job;
 };
@@ -282,8 +285,8 @@ static void tilecopy_tlb_flush(TilecopyState *s, TilecopyJob *j)
         TilecopyTlbEntry *e = &j->tlb[i];
 
         if (e->len) {
-            bool w = e->perm & TC_PTE_WRITE;
-            /* A writable run is marked dirty as a whole. */
+            bool w = e->written;
+            /* A written run is marked dirty as a whole. */
             address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
             e->len = 0;
         }
@@ -438,7 +441,7 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     e = &j->tlb[j->tlb_victim];
     j->tlb_victim = (j->tlb_victim + 1) % TC_TLB_ENTRIES;
     if (e->len) {
-        bool w = e->perm & TC_PTE_WRITE;
+        bool w = e->written;
         address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
         if (j->last[0] == e - j->tlb) {
             j->last[0] = -1;
@@ -451,6 +454,7 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     e->len = len;
     e->host = host;
     e->perm = perm;
+    e->written = false;
     trace_tilecopy_tlb_fill(va, pa, len, perm);
     return e;
 }
@@ -500,6 +504,7 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
             return NULL;
         }
     }
+    e->written |= is_write;
     j->last[is_write] = e - j->tlb;
     j->hint[h] = e - j->tlb;
     *avail = e->va + e->len - va;
@@ -970,15 +975,31 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
     uint64_t soff = 0, doff = 0;
     uint32_t outer = ((1u << sh->nd) - 1) & ~(1u << p) & ~(1u << q);
     uint8_t *in = s->tilebuf, *out = s->tilebuf + s->tilebuf_size / 2;
-    const uint8_t *rows[64];
+    const uint8_t **rows = s->tile_rows;
+    /*
+     * Rows a page or more apart each hold a TLB entry while the tiles of a
+     * band are done: at most 64 of them (the TLB has 128), on either side.
+     */
+    bool src_far = sh->ss[q] * es >= TC_PAGE_SIZE;
+    bool dst_far = sh->ds[p] * es >= TC_PAGE_SIZE;
 
-    /* rows live in the TLB at once: keep well under its size */
-    bq = MIN(sh->e[q], 64);
-    bp = MIN(sh->e[p], cap / bq);
-    if (bp < MIN(sh->e[p], 64)) {
-        bp = MIN(sh->e[p], 64);
-        bq = MIN(MIN(sh->e[q], cap / bp), 64);
+    if (sh->e[p] >= sh->e[q]) {
+        /* wide tiles: long source rows */
+        bq = MIN(sh->e[q], src_far ? 64 : 256);
+        bp = MIN(sh->e[p], cap / bq);
+        if (dst_far) {
+            bp = MIN(bp, 64);
+        }
+    } else {
+        /* tall tiles: long destination rows */
+        bp = MIN(sh->e[p], dst_far ? 64 : 256);
+        bq = MIN(sh->e[q], cap / bp);
+        if (src_far) {
+            bq = MIN(bq, 64);
+        }
     }
+    bq = MAX(1, MIN(bq, TC_TILE_ROWS_MAX));
+    bp = MAX(1, MIN(bp, cap / bq));
     do {
         for (q0 = 0; q0 < sh->e[q]; q0 += bq) {
             for (p0 = 0; p0 < sh->e[p]; p0 += bp) {
@@ -1949,6 +1970,7 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, TC_BAR_BOOT, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->boot);
     s->tilebuf = g_malloc(s->tilebuf_size);
+    s->tile_rows = g_new(const uint8_t *, TC_TILE_ROWS_MAX);
 
     s->irq_bh = qemu_bh_new(tilecopy_irq_bh, s);
     qemu_mutex_init(&s->lock);
@@ -1976,6 +1998,7 @@ static void tilecopy_exit(PCIDevice *pdev)
     qemu_cond_destroy(&s->work_cond);
     qemu_mutex_destroy(&s->lock);
     msix_uninit_exclusive_bar(pdev);
+    g_free(s->tile_rows);
     g_free(s->tilebuf);
     g_free(s->boot_mem);
 }

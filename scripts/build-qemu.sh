@@ -151,8 +151,10 @@ mv "$cache/bin/$key.tmp" "$cache/bin/$key"
 # Keep the six newest binaries (switching branches back and forth is cheap)
 # and any younger than two hours (a test run elsewhere may still use it).
 ls -1dt "$cache"/bin/*/ 2>/dev/null | tail -n +7 | while read -r old; do
-	[ -n "$(find "$old" -maxdepth 0 -mmin +120)" ] && rm -rf "$old"
-done
+	if [ -n "$(find "$old" -maxdepth 0 -mmin +120)" ]; then
+		rm -rf "$old"
+	fi
+done || true
 
 link_out
 log "ready: $out -> $bin"
