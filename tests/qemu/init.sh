@@ -44,7 +44,15 @@ fi
 # The host's userspace, with the guest's kernel filesystems.
 for d in proc sys dev; do mount --bind /$d /host/$d || fail "bind /$d"; done
 mount -t debugfs debugfs /host/sys/kernel/debug 2>/dev/null
+# A writable /tmp; host paths under /tmp that the run needs (a tree
+# cloned into /tmp, its build dir) stay visible through bind mounts.
+mkdir -p /hosttmp
+mount --bind /host/tmp /hosttmp || fail "bind host /tmp"
 mount -t tmpfs tmpfs /host/tmp || fail "tmpfs /tmp"
+for p in $GUEST_TMP_BINDS; do
+	mkdir -p "/host$p" && mount --bind "/hosttmp${p#/tmp}" "/host$p" ||
+		fail "cannot keep $p visible over the guest's /tmp"
+done
 mount -t tmpfs tmpfs /host/run 2>/dev/null
 mkdir -p /host/tmp/results
 mount --bind /results /host/tmp/results || fail "bind results"

@@ -93,6 +93,21 @@ if [ $no_module = 0 ]; then
 	done
 fi
 
+# The guest gets its own tmpfs on /tmp; host paths below /tmp it needs are
+# bound back into it (a tree cloned into /tmp, its build dir).
+tmp_binds=
+for p in "$TOP" "$B" "$(dirname "$module")" "$fwdir"; do
+	p=$(realpath -m "$p")
+	case $p in
+	/tmp/*)
+		case $p in *[[:space:]]*)
+			echo "run-guest: $p: paths with spaces under /tmp are not supported" >&2; exit 125 ;;
+		esac
+		[ -d "$p" ] || continue
+		case " $tmp_binds " in *" $p "*) ;; *) tmp_binds="$tmp_binds $p" ;; esac ;;
+	esac
+done
+
 mkdir -p "$B/guest"
 res=$(mktemp -d "$B/guest/run.XXXXXX")
 chmod 0777 "$res"
@@ -100,6 +115,7 @@ chmod 0777 "$res"
 	echo "GUEST_KMODS='$kmods'"
 	echo "GUEST_TIMEOUT=$timeout_s"
 	echo "GUEST_FW_PATH='$fwdir'"
+	echo "GUEST_TMP_BINDS='$tmp_binds'"
 	if [ $no_module = 0 ]; then
 		echo "GUEST_MODULE='$module'"
 		echo "GUEST_MODULE_ARGS='$module_args'"
