@@ -3,7 +3,8 @@
  * bench.c - tilecopy's CPU path against memcpy, oneDNN and a naive loop.
  *
  * Every case is one layout conversion. In the same run, each contender is
- * warmed up and then timed best-of-N (--reps):
+ * warmed up, its result checked against the scalar reference, and then
+ * all are timed in N interleaved rounds (--reps), each keeping its best:
  *
  *   tilecopy   the plan, run by tilecopy_plan_execute_cpu on the best
  *              executor (or --cpu NAME; --all-cpus adds every executor)
@@ -95,33 +96,61 @@ static double now(void)
 typedef int (*bench_fn)(void *ctx);
 
 /*
- * Best seconds per call over @reps timed rounds, after one warm-up round.
- * Small jobs repeat inside a round until it lasts 2 ms. Negative: @fn
- * failed.
+ * One contender of a case. All contenders of a case are timed in
+ * interleaved rounds (round r times each of them once), so that on a busy
+ * machine they see the same conditions; each keeps its best round. Small
+ * jobs repeat inside a round until it lasts about 2 ms.
  */
-static double bench_time(bench_fn fn, void *ctx, int reps)
-{
-	double best = 1e30, t0, t;
-	long inner = 1, i;
+struct contender {
+	const char *name;
+	bench_fn fn;
+	void *ctx;
+	int verify;		/* its output must equal the reference */
+	long inner;
+	double best;		/* seconds per call; < 0: failed */
+};
 
-	if (fn(ctx))
+static int contender_prepare(struct contender *c, unsigned char *dst,
+			     size_t dst_bytes, const unsigned char *check)
+{
+	double t0, t;
+
+	c->best = -1;
+	memset(dst, 0, dst_bytes);
+	if (c->fn(c->ctx))
+		return -1;
+	if (c->verify && memcmp(check, dst, dst_bytes))
 		return -1;
 	t0 = now();
-	if (fn(ctx))
+	if (c->fn(c->ctx))
 		return -1;
 	t = now() - t0;
-	if (t < 2e-3)
-		inner = (long)(2e-3 / (t > 1e-8 ? t : 1e-8)) + 1;
+	c->inner = t < 2e-3 ? (long)(2e-3 / (t > 1e-8 ? t : 1e-8)) + 1 : 1;
+	c->best = 1e30;
+	return 0;
+}
+
+static void contenders_time(struct contender *c, int n, int reps)
+{
 	for (int r = 0; r < reps; r++) {
-		t0 = now();
-		for (i = 0; i < inner; i++)
-			if (fn(ctx))
-				return -1;
-		t = (now() - t0) / (double)inner;
-		if (t < best)
-			best = t;
+		for (int i = 0; i < n; i++) {
+			double t0, t;
+
+			if (c[i].best < 0)
+				continue;
+			t0 = now();
+			for (long k = 0; k < c[i].inner; k++)
+				if (c[i].fn(c[i].ctx)) {
+					c[i].best = -1;
+					break;
+				}
+			if (c[i].best < 0)
+				continue;
+			t = (now() - t0) / (double)c[i].inner;
+			if (t < c[i].best)
+				c[i].best = t;
+		}
 	}
-	return best;
 }
 
 /* ---- contenders ---------------------------------------------------------- */
@@ -370,7 +399,6 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 	tilecopy_plan_t *plan = NULL;
 	struct bench_run r = { .cpu = o->cpu, .threads = o->threads, .stream = stream };
 	unsigned char *check = NULL;
-	double t;
 	int ret = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -406,57 +434,68 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 	memcpy(check, r.dst, r.dst_bytes);
 	memset(r.dst, 0, r.dst_bytes);
 
-	t = bench_time(run_tilecopy, &r, o->reps);
-	if (t < 0 || memcmp(check, r.dst, r.dst_bytes)) {
-		fprintf(stderr, "bench: %s: %s gave a wrong result\n", c->name, res->cpu);
-		goto out;
-	}
-	res->tc = res->moved / t * 1e-9;
-	res->tc_call_us = t * 1e6;
-	if (o->all_cpus) {
-		const char *keep = r.cpu;
+	{
+		struct bench_run runs[8];
+		struct contender con[12];
+		int n = 0, ncpu0, dn = -1;
 
-		for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
+		con[n++] = (struct contender){ "tilecopy", run_tilecopy, &r, 1 };
+		ncpu0 = n;
+		for (size_t i = 0; o->all_cpus && i < sizeof(cpus) / sizeof(cpus[0]); i++) {
 			if (!tilecopy_cpu_name(cpus[i]))
 				continue;
-			r.cpu = cpus[i];
-			memset(r.dst, 0, r.dst_bytes);
-			t = bench_time(run_tilecopy, &r, o->reps);
-			if (t < 0 || memcmp(check, r.dst, r.dst_bytes)) {
-				fprintf(stderr, "bench: %s: %s gave a wrong result\n",
-					c->name, cpus[i]);
-				goto out;
-			}
+			runs[res->ncpus] = r;
+			runs[res->ncpus].cpu = cpus[i];
 			res->cpu_names[res->ncpus] = cpus[i];
-			res->per_cpu[res->ncpus++] = res->moved / t * 1e-9;
+			con[n++] = (struct contender){ cpus[i], run_tilecopy,
+						       &runs[res->ncpus++], 1 };
 		}
-		r.cpu = keep;
-	}
+		con[n++] = (struct contender){ "memcpy", run_memcpy, &r, 0 };
+		if (!onednn_setup(&r, c, eng, &res->dnnl_how)) {
+			dn = n;
+			con[n++] = (struct contender){ "oneDNN", run_onednn, &r, 1 };
+		}
+		con[n++] = (struct contender){ "naive", run_naive, &r, 1 };
 
-	t = bench_time(run_memcpy, &r, o->reps);
-	if (t > 0)
-		res->mc = 2.0 * (double)(r.src_bytes < r.dst_bytes ? r.src_bytes : r.dst_bytes) /
-			  t * 1e-9;
+		for (int i = 0; i < n; i++) {
+			if (!contender_prepare(&con[i], r.dst, r.dst_bytes, check))
+				continue;
+			if (i == dn) {
+				fprintf(stderr, "bench: %s: oneDNN's result differs; not reported\n",
+					c->name);
+				res->dnnl_how = NULL;
+				continue;
+			}
+			fprintf(stderr, "bench: %s: %s gave a wrong result\n", c->name,
+				con[i].name);
+			onednn_teardown(&r);
+			goto out;
+		}
+		contenders_time(con, n, o->reps);
+		onednn_teardown(&r);
+		for (int i = 0; i < n; i++) {
+			double gbps = con[i].best > 0 ? res->moved / con[i].best * 1e-9 : -1;
 
-	if (!onednn_setup(&r, c, eng, &res->dnnl_how)) {
-		memset(r.dst, 0, r.dst_bytes);
-		t = bench_time(run_onednn, &r, o->reps);
-		if (t > 0 && !memcmp(check, r.dst, r.dst_bytes)) {
-			res->dn = res->moved / t * 1e-9;
-		} else {
-			fprintf(stderr, "bench: %s: oneDNN's result differs; not reported\n",
-				c->name);
-			res->dnnl_how = NULL;
+			if (i == 0) {
+				res->tc = gbps;
+				res->tc_call_us = con[i].best * 1e6;
+			} else if (i < ncpu0 + res->ncpus) {
+				res->per_cpu[i - ncpu0] = gbps;
+			} else if (con[i].fn == run_memcpy) {
+				size_t m = r.src_bytes < r.dst_bytes ? r.src_bytes : r.dst_bytes;
+
+				res->mc = con[i].best > 0 ? 2.0 * m / con[i].best * 1e-9 : -1;
+			} else if (i == dn) {
+				res->dn = gbps;
+			} else {
+				res->nv = gbps;
+			}
+		}
+		if (res->tc < 0) {
+			fprintf(stderr, "bench: %s: tilecopy failed\n", c->name);
+			goto out;
 		}
 	}
-	onednn_teardown(&r);
-
-	memset(r.dst, 0, r.dst_bytes);
-	t = bench_time(run_naive, &r, o->reps);
-	if (t > 0 && !memcmp(check, r.dst, r.dst_bytes))
-		res->nv = res->moved / t * 1e-9;
-	else
-		fprintf(stderr, "bench: %s: naive loop gave a wrong result\n", c->name);
 	ret = 0;
 out:
 	free(r.src);
