@@ -439,7 +439,7 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 		struct contender con[12];
 		int n = 0, ncpu0, dn = -1;
 
-		con[n++] = (struct contender){ "tilecopy", run_tilecopy, &r, 1 };
+		con[n++] = (struct contender){ .name = "tilecopy", .fn = run_tilecopy, .ctx = &r, .verify = 1 };
 		ncpu0 = n;
 		for (size_t i = 0; o->all_cpus && i < sizeof(cpus) / sizeof(cpus[0]); i++) {
 			if (!tilecopy_cpu_name(cpus[i]))
@@ -447,15 +447,16 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 			runs[res->ncpus] = r;
 			runs[res->ncpus].cpu = cpus[i];
 			res->cpu_names[res->ncpus] = cpus[i];
-			con[n++] = (struct contender){ cpus[i], run_tilecopy,
-						       &runs[res->ncpus++], 1 };
+			con[n++] = (struct contender){
+				.name = cpus[i], .fn = run_tilecopy,
+				.ctx = &runs[res->ncpus++], .verify = 1 };
 		}
-		con[n++] = (struct contender){ "memcpy", run_memcpy, &r, 0 };
+		con[n++] = (struct contender){ .name = "memcpy", .fn = run_memcpy, .ctx = &r };
 		if (!onednn_setup(&r, c, eng, &res->dnnl_how)) {
 			dn = n;
-			con[n++] = (struct contender){ "oneDNN", run_onednn, &r, 1 };
+			con[n++] = (struct contender){ .name = "oneDNN", .fn = run_onednn, .ctx = &r, .verify = 1 };
 		}
-		con[n++] = (struct contender){ "naive", run_naive, &r, 1 };
+		con[n++] = (struct contender){ .name = "naive", .fn = run_naive, .ctx = &r, .verify = 1 };
 
 		for (int i = 0; i < n; i++) {
 			if (!contender_prepare(&con[i], r.dst, r.dst_bytes, check))
