@@ -662,7 +662,8 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
 __attribute__((target("avx2")))
 static size_t tilecopy_transpose32_avx2(uint32_t *out,
                                         const uint8_t *const *row,
-                                        size_t rows, size_t cols)
+                                        size_t rows, size_t cols,
+                                        size_t ostride)
 {
     size_t r, c, k;
 
@@ -697,28 +698,28 @@ static size_t tilecopy_transpose32_avx2(uint32_t *out,
             __m256i c5 = _mm256_unpackhi_epi64(b4, b6);
             __m256i c6 = _mm256_unpacklo_epi64(b5, b7);
             __m256i c7 = _mm256_unpackhi_epi64(b5, b7);
-            uint32_t *o = out + c * rows + r;
+            uint32_t *o = out + c * ostride + r;
 
-            _mm256_storeu_si256((__m256i *)(o + 0 * rows),
+            _mm256_storeu_si256((__m256i *)(o + 0 * ostride),
                                 _mm256_permute2x128_si256(c0, c4, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 1 * rows),
+            _mm256_storeu_si256((__m256i *)(o + 1 * ostride),
                                 _mm256_permute2x128_si256(c1, c5, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 2 * rows),
+            _mm256_storeu_si256((__m256i *)(o + 2 * ostride),
                                 _mm256_permute2x128_si256(c2, c6, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 3 * rows),
+            _mm256_storeu_si256((__m256i *)(o + 3 * ostride),
                                 _mm256_permute2x128_si256(c3, c7, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 4 * rows),
+            _mm256_storeu_si256((__m256i *)(o + 4 * ostride),
                                 _mm256_permute2x128_si256(c0, c4, 0x31));
-            _mm256_storeu_si256((__m256i *)(o + 5 * rows),
+            _mm256_storeu_si256((__m256i *)(o + 5 * ostride),
                                 _mm256_permute2x128_si256(c1, c5, 0x31));
-            _mm256_storeu_si256((__m256i *)(o + 6 * rows),
+            _mm256_storeu_si256((__m256i *)(o + 6 * ostride),
                                 _mm256_permute2x128_si256(c2, c6, 0x31));
-            _mm256_storeu_si256((__m256i *)(o + 7 * rows),
+            _mm256_storeu_si256((__m256i *)(o + 7 * ostride),
                                 _mm256_permute2x128_si256(c3, c7, 0x31));
         }
         for (; c < cols; c++) {
             for (k = 0; k < 8; k++) {
-                out[c * rows + r + k] = in[k][c];
+                out[c * ostride + r + k] = in[k][c];
             }
         }
     }
@@ -728,10 +729,12 @@ static size_t tilecopy_transpose32_avx2(uint32_t *out,
 
 /*
  * out[c][r] = row[r][c]: @rows source rows of @cols elements of @es bytes
- * (each row contiguous, rows anywhere) into a rows-wide matrix.
+ * (each row contiguous, rows anywhere) into a matrix whose rows are
+ * @ostride elements apart.
  */
 static void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
-                               size_t rows, size_t cols, unsigned es)
+                               size_t rows, size_t cols, size_t ostride,
+                               unsigned es)
 {
     size_t r = 0, c, r0;
 
@@ -742,7 +745,8 @@ static void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
         avx2 = __builtin_cpu_supports("avx2");
     }
     if (es == 4 && avx2) {
-        r = tilecopy_transpose32_avx2((uint32_t *)out, row, rows, cols);
+        r = tilecopy_transpose32_avx2((uint32_t *)out, row, rows, cols,
+                                       ostride);
     }
 #endif
 #ifdef __SSE2__
@@ -767,18 +771,18 @@ static void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
                 t2 = _mm_unpackhi_epi32(a, b);
                 t3 = _mm_unpackhi_epi32(d, e);
 
-                _mm_storeu_si128((__m128i *)(o32 + (c + 0) * rows + r),
+                _mm_storeu_si128((__m128i *)(o32 + (c + 0) * ostride + r),
                                  _mm_unpacklo_epi64(t0, t1));
-                _mm_storeu_si128((__m128i *)(o32 + (c + 1) * rows + r),
+                _mm_storeu_si128((__m128i *)(o32 + (c + 1) * ostride + r),
                                  _mm_unpackhi_epi64(t0, t1));
-                _mm_storeu_si128((__m128i *)(o32 + (c + 2) * rows + r),
+                _mm_storeu_si128((__m128i *)(o32 + (c + 2) * ostride + r),
                                  _mm_unpacklo_epi64(t2, t3));
-                _mm_storeu_si128((__m128i *)(o32 + (c + 3) * rows + r),
+                _mm_storeu_si128((__m128i *)(o32 + (c + 3) * ostride + r),
                                  _mm_unpackhi_epi64(t2, t3));
             }
             for (; c < cols; c++) {
                 for (r0 = r; r0 < r + 4; r0++) {
-                    o32[c * rows + r0] = ((const uint32_t *)row[r0])[c];
+                    o32[c * ostride + r0] = ((const uint32_t *)row[r0])[c];
                 }
             }
         }
@@ -793,7 +797,7 @@ static void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
             type *ot = (type *)out;                                     \
             for (c = 0; c < cols; c++) {                                \
                 for (r0 = r; r0 < rn; r0++) {                           \
-                    ot[c * rows + r0] = ((const type *)row[r0])[c];     \
+                    ot[c * ostride + r0] = ((const type *)row[r0])[c];  \
                 }                                                       \
             }                                                           \
         } while (0)
@@ -970,7 +974,7 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
 {
     unsigned es = d->elem_size;
     uint64_t cap = s->tilebuf_size / 2 / es;
-    uint64_t bq, bp, p0, q0, i, n, m;
+    uint64_t bq, bp, p0, q0, i, n, m, ostride;
     uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
     uint64_t soff = 0, doff = 0;
     uint32_t outer = ((1u << sh->nd) - 1) & ~(1u << p) & ~(1u << q);
@@ -999,7 +1003,12 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
         }
     }
     bq = MAX(1, MIN(bq, TC_TILE_ROWS_MAX));
-    bp = MAX(1, MIN(bp, cap / bq));
+    /*
+     * Rows of the transposed tile a multiple of 512 bytes apart would all
+     * fall in the same few L1 sets: pad them by a cache line.
+     */
+    ostride = (bq * es) % 512 ? bq : bq + 64 / es;
+    bp = MAX(1, MIN(bp, cap / ostride));
     do {
         for (q0 = 0; q0 < sh->e[q]; q0 += bq) {
             for (p0 = 0; p0 < sh->e[p]; p0 += bp) {
@@ -1032,8 +1041,8 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                     }
                     rows[i] = hp;
                 }
-                tilecopy_transpose(out, rows, m, n, es);
-                if (sh->ds[p] == m) {
+                tilecopy_transpose(out, rows, m, n, ostride, es);
+                if (sh->ds[p] == m && ostride == m) {
                     /* rows adjacent in the destination: one run */
                     if (!tilecopy_write_va(s, j, dst, out, m * n * es)) {
                         return false;
@@ -1041,7 +1050,8 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                 } else {
                     for (i = 0; i < n; i++) {
                         if (!tilecopy_write_va(s, j, dst + i * sh->ds[p] * es,
-                                               out + i * m * es, m * es)) {
+                                               out + i * ostride * es,
+                                               m * es)) {
                             return false;
                         }
                     }
