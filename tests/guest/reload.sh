@@ -33,6 +33,13 @@ for round in 1 2 3; do
 	timeout 60 rmmod tilecopy || { bad "round $round: rmmod"; break; }
 	[ "$(ndev)" = 0 ] || bad "round $round: accel devices left after rmmod"
 	[ ! -e /sys/bus/pci/drivers/tilecopy ] || bad "round $round: driver still registered"
+	# every reference tilecopy took on its helpers is given back
+	for m in gpu_sched drm_shmem_helper; do
+		used=$(awk -v m=$m '$1 == m { print $3 }' /proc/modules)
+		[ "$used" = 0 ] || bad "round $round: $m still used $used time(s) after rmmod"
+	done
+	left=$(ls /sys/kernel/debug/accel 2>/dev/null | wc -l)
+	[ "$left" = 0 ] || bad "round $round: $left debugfs dir(s) left under accel/"
 done
 [ $fail = 0 ] && echo "reload: 3 unload/reload rounds passed with $want device(s)"
 exit $fail

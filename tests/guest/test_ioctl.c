@@ -49,6 +49,9 @@ START_TEST(test_param_values)
 	ck_assert_uint_eq(tc_get_param(fd, DRM_TILECOPY_PARAM_VA_START), VA_START);
 	ck_assert_uint_eq(tc_get_param(fd, DRM_TILECOPY_PARAM_VA_SIZE), VA_END - VA_START);
 	ck_assert_uint_gt(tc_get_param(fd, DRM_TILECOPY_PARAM_TILEBUF_SIZE), 0);
+	if (tc_device_prop("tilebuf-size"))
+		ck_assert_uint_eq(tc_get_param(fd, DRM_TILECOPY_PARAM_TILEBUF_SIZE),
+				  tc_device_prop("tilebuf-size"));
 	ck_assert_uint_eq(tc_get_param(fd, DRM_TILECOPY_PARAM_PCI_ID),
 			  (uint64_t)TC_PCI_VENDOR_ID << 16 | TC_PCI_DEVICE_ID);
 	close(fd);
