@@ -50,3 +50,41 @@ fuzz: $(FUZZ_BINS)
 # harmless in practice; reported to the owner. Until fixed, that one check
 # is off for that one file (ASan still covers its memory accesses).
 FUZZ_OBJ_FLAGS_pattern := -fno-sanitize=pointer-overflow
+
+# test_plan (the exhaustive pair test, ~50 s natively) would take about half
+# an hour under memcheck; the replayed fuzz corpus covers the same planner
+# and executors. VALGRIND_FULL=1 runs it too.
+VALGRIND_UNIT_BINS := $(if $(VALGRIND_FULL),$(UNIT_BINS),$(filter-out $(BUILD)/tests/test_plan,$(UNIT_BINS)))
+
+check-valgrind: $(UNIT_BINS) $(CLI) $(REPLAY_BINS)
+	timeout 3600 bash tests/reliability/valgrind.sh $(BUILD) $(VALGRIND_UNIT_BINS)
+
+# The fuzz targets as plain programs (gcc, the ordinary static library) that
+# replay a corpus: for valgrind, and for machines without clang.
+REPLAY_BINS := $(patsubst %,$(BUILD)/tests/replay_%,$(FUZZ_NAMES))
+
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_common.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(TOP)/tests/fuzz $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE \
+		-o $@ $< tests/fuzz/replay.c $(LIB_A) $(LIB_LDLIBS)
+
+# Minimise the work corpora of the last fuzz runs into the committed ones.
+.PHONY: fuzz-merge
+fuzz-merge: $(FUZZ_BINS)
+	@for t in $(FUZZ_NAMES); do mkdir -p $(FUZZ_DIR)/work/$$t; \
+		$(FUZZ_DIR)/fuzz_$$t -merge=1 tests/fuzz/corpus/$$t $(FUZZ_DIR)/work/$$t 2>&1 | tail -1; done
+
+# In-guest reliability tests (tests/reliability/guest.sh).
+STRESS_BIN := $(BUILD)/tests/reliability/tc_stress
+
+$(STRESS_BIN): tests/reliability/tc_stress.c include/uapi/drm/tilecopy_accel.h include/hw/tilecopy_hw.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE -o $@ $< \
+		$(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+
+reliability-tests: $(STRESS_BIN)
+ALL_TARGETS += $(STRESS_BIN)
+
+check-reliability: qemu-build module firmware $(STRESS_BIN)
+	BUILD=$(abspath $(BUILD)) QEMU_SYSTEM=$(abspath $(QEMU_SYSTEM)) timeout 2400 \
+		bash tests/reliability/guest.sh
