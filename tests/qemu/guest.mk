@@ -37,7 +37,7 @@ GUEST_ENV := QEMU_SYSTEM=$(abspath $(QEMU_SYSTEM)) QEMU_FIRMWARE_ARGS="$(QEMU_FI
 check-guest: qemu-build module firmware guest-tests
 	$(GUEST_ENV) timeout 1800 bash tests/qemu/check-guest.sh
 
-# About 2.5 minutes on an idle 2-core machine (6 guest boots).
+# About 3-5 minutes on a 2-core machine (7 guest boots).
 CHECK_TARGETS += check-guest
 
 guest-shell-test: qemu-build module firmware guest-tests
