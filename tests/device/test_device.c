@@ -575,6 +575,39 @@ START_TEST(test_copy_transpose_small_tilebuf)
 }
 END_TEST
 
+/* NHWC -> NCHW with few channels: tall tiles whose transposed rows are a
+ * multiple of 512 bytes (the engine pads them), for every element size. */
+START_TEST(test_copy_transpose_tall)
+{
+	static const unsigned sizes[] = { 1, 2, 4, 8 };
+	struct env e;
+	struct ring r;
+	unsigned i;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (i = 0; i < 4; i++) {
+		unsigned es = sizes[i], N = 2, C = 8, HW = 2048 + 64;
+		uint64_t len = (uint64_t)N * C * HW * es;
+		uint64_t src = env_buf(&e, len, TC_PTE_READ, NULL);
+		uint64_t dst = env_buf(&e, len, TC_PTE_READ | TC_PTE_WRITE, NULL);
+		uint32_t ext[3] = { HW, C, N };
+		uint64_t ss[3] = { C, 1, (uint64_t)C * HW };
+		uint64_t ds[3] = { 1, HW, (uint64_t)C * HW };
+		struct drm_tilecopy_desc d;
+		uint8_t *exp;
+
+		va_fill_random(&e, src, len, 80 + i);
+		desc_copy(&d, es, src, dst, 3, ext, ss, ds);
+		exp = ref_expect(&e, &d, dst, len);
+		assert_ok(&e, run_job(&e, &r, &d, 1, i + 1), i + 1);
+		expect_equal(&e, exp, dst, len, "NHWC->NCHW tall tiles");
+		free(exp);
+	}
+	env_down(&e);
+}
+END_TEST
+
 /* Random permutations of a packed 4-D tensor, random sub-extents, checked
  * against the reference: exercises every execution path of the engine. */
 START_TEST(test_copy_random_permutations)
@@ -1482,6 +1515,7 @@ static Suite *device_suite(void)
 	ADD("/copy/broadcast", test_copy_broadcast);
 	ADD("/copy/transpose", test_copy_transpose);
 	ADD("/copy/transpose-small-tilebuf", test_copy_transpose_small_tilebuf);
+	ADD("/copy/transpose-tall", test_copy_transpose_tall);
 	ADD("/copy/random-permutations", test_copy_random_permutations);
 	ADD("/fill", test_fill);
 	ADD("/write64", test_write64);
