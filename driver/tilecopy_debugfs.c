@@ -90,6 +90,10 @@ static int tc_queues_show(struct seq_file *m, void *unused)
 
 	seq_printf(m, "firmware %s running=%d version 0x%08x\n", tdev->fw_name,
 		   tdev->fw_ok, tdev->fw_version);
+	mutex_lock(&tdev->ctx_lock);
+	seq_printf(m, "contexts in use: %u of %u\n",
+		   bitmap_weight(tdev->ctx_slots, TC_NUM_CONTEXTS), TC_NUM_CONTEXTS);
+	mutex_unlock(&tdev->ctx_lock);
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
 		struct tc_job *job;

@@ -11,6 +11,9 @@
  *   /read-only    a read-only BO is refused as a destination, fine as source
  *   /isolation    a VA that is valid in another file is refused
  *   /sysfs        counters and firmware version in the PCI device's sysfs
+ *   /no-leak      once every file is closed, no MMU context is left in use
+ *                 (debugfs "queues"): jobs and mappings dropped their
+ *                 references
  *
  * Exit status: 0 all passed, 1 a check failed, 77 no tilecopy device.
  *
@@ -87,6 +90,47 @@ static int open_dev(int n)
 	return open(path, O_RDWR | O_CLOEXEC);
 }
 
+/*
+ * A CPU mapping keeps its DRM file open after close(fd): close_dev()
+ * unmaps the file's BOs first, so that closing really ends the file.
+ */
+static struct {
+	int fd;
+	void *map;
+	size_t size;
+} maps[64];
+
+static void *map_bo(int fd, uint64_t size, uint64_t offset)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
+	unsigned int i;
+
+	if (p == MAP_FAILED)
+		return p;
+	for (i = 0; i < 64; i++) {
+		if (!maps[i].map) {
+			maps[i].fd = fd;
+			maps[i].map = p;
+			maps[i].size = size;
+			break;
+		}
+	}
+	return p;
+}
+
+static void close_dev(int fd)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64; i++) {
+		if (maps[i].map && maps[i].fd == fd) {
+			munmap(maps[i].map, maps[i].size);
+			maps[i].map = NULL;
+		}
+	}
+	close(fd);
+}
+
 static int xioctl(int fd, unsigned long req, void *arg)
 {
 	return drmIoctl(fd, req, arg) ? -errno : 0;
@@ -102,7 +146,7 @@ static int bo_new(int fd, uint64_t size, uint32_t flags, struct bo *bo)
 	bo->handle = c.handle;
 	bo->va = c.va;
 	bo->size = size;
-	bo->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, c.mmap_offset);
+	bo->map = map_bo(fd, size, c.mmap_offset);
 	return bo->map == MAP_FAILED ? -errno : 0;
 }
 
@@ -116,7 +160,7 @@ static int bo_info(int fd, uint32_t handle, struct bo *bo)
 	bo->handle = handle;
 	bo->va = i.va;
 	bo->size = i.size;
-	bo->map = mmap(NULL, i.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, i.mmap_offset);
+	bo->map = map_bo(fd, i.size, i.mmap_offset);
 	return bo->map == MAP_FAILED ? -errno : 0;
 }
 
@@ -163,17 +207,15 @@ static void test_contexts(void)
 		if (fds[i] < 0)
 			break;
 	}
-	/* other processes may hold a few contexts; all 64 is the usual case */
-	CHECK(i >= 60, "only %d opens succeeded: %s", i, strerror(errno));
-	if (i == 64) {
-		fds[64] = open_dev(0);
-		r = fds[64] < 0 ? errno : 0;
-		CHECK(fds[64] < 0 && r == EBUSY, "65th open: fd %d errno %d", fds[64], r);
-		close(fds[63]);
-		extra = open_dev(0);
-		CHECK(extra >= 0, "open after a close: %s", strerror(errno));
-		fds[63] = extra;
-	}
+	/* earlier tests closed their files: all 64 contexts are free */
+	CHECK(i == 64, "only %d opens succeeded: %s", i, strerror(errno));
+	fds[64] = open_dev(0);
+	r = fds[64] < 0 ? errno : 0;
+	CHECK(fds[64] < 0 && r == EBUSY, "65th open: fd %d errno %d", fds[64], r);
+	close(fds[63]);
+	extra = open_dev(0);
+	CHECK(extra >= 0, "open after a close: %s", strerror(errno));
+	fds[63] = extra;
 	while (i--)
 		close(fds[i]);
 }
@@ -213,16 +255,15 @@ static void test_prime(int dev_b, const char *name)
 	      "%s: importer's mmap does not see the data", name);
 
 	/* the exporter's file closes its handle: the import keeps working */
-	munmap(a.map, 8192);
 	drmCloseBufferHandle(fa, a.handle);
-	close(fa);
+	close_dev(fa);
 	memset(src.map, 0x5a, 4096);
 	desc_copy(&d, imp.va, src.va, 4096);
 	r = run(fb, &d, hs, 2);
 	CHECK(r == DRM_TILECOPY_STATUS_OK, "%s: copy after the exporter closed: %d", name, r);
 	CHECK(((uint8_t *)imp.map)[100] == 0x5a, "%s: data after the exporter closed", name);
 	close(dmabuf);
-	close(fb);
+	close_dev(fb);
 }
 
 static void test_read_only(void)
@@ -246,7 +287,7 @@ static void test_read_only(void)
 	r = run(fd, &d, hs, 2);
 	CHECK(r == DRM_TILECOPY_STATUS_OK, "read-only source: %d", r);
 	CHECK(((uint8_t *)rw.map)[4095] == 0x11, "copy from the read-only BO");
-	close(fd);
+	close_dev(fd);
 }
 
 static void test_isolation(void)
@@ -267,8 +308,8 @@ static void test_isolation(void)
 	/* a handle of f2 means nothing in f1 (or another BO) */
 	r = run(f1, &d, &b.handle, 1);
 	CHECK(r == -ENOENT || r == -EINVAL, "f2's handle in f1: %d", r);
-	close(f1);
-	close(f2);
+	close_dev(f1);
+	close_dev(f2);
 }
 
 static long long sysfs_num(const char *name)
@@ -313,7 +354,50 @@ static void test_sysfs(void)
 	CHECK(fgets(buf, sizeof(buf), f), "read %s", path);
 	fclose(f);
 	CHECK(!strcmp(buf, want), "fw_version %s, GET_PARAM says %s", buf, want);
-	close(fd);
+	close_dev(fd);
+}
+
+/* "contexts in use: N of 64" from debugfs, -1 if unreadable. */
+static int contexts_in_use(int n)
+{
+	char link[300], target[512], path[640], line[128];
+	const char *pci;
+	FILE *f;
+	ssize_t r;
+	int used = -1;
+
+	snprintf(link, sizeof(link), "/sys/class/accel/%s/device", devs[n]);
+	r = readlink(link, target, sizeof(target) - 1);
+	if (r <= 0)
+		return -1;
+	target[r] = 0;
+	pci = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/accel/%s/queues", pci);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "contexts in use: %d", &used) == 1)
+			break;
+	fclose(f);
+	return used;
+}
+
+static void test_no_leak(void)
+{
+	int n, tries, used = -1;
+
+	for (n = 0; n < ndevs; n++) {
+		/* jobs are freed by the scheduler's worker, just after they end */
+		for (tries = 0; tries < 50; tries++) {
+			used = contexts_in_use(n);
+			if (used == 0)
+				break;
+			usleep(100000);
+		}
+		CHECK(used == 0, "%s: %d contexts still in use with no file open",
+		      devs[n], used);
+	}
 }
 
 int main(void)
@@ -322,7 +406,6 @@ int main(void)
 		const char *name;
 		void (*fn)(void);
 	} tests[] = {
-		{ "/contexts", test_contexts },
 		{ "/read-only", test_read_only },
 		{ "/isolation", test_isolation },
 		{ "/sysfs", test_sysfs },
@@ -351,6 +434,13 @@ int main(void)
 	} else {
 		printf("skip /prime-cross: one device only\n");
 	}
+	/* last: every earlier test must have dropped its references */
+	before = failures;
+	test_contexts();
+	printf("%s /contexts\n", failures == before ? "ok  " : "FAIL");
+	before = failures;
+	test_no_leak();
+	printf("%s /no-leak\n", failures == before ? "ok  " : "FAIL");
 	printf("tc_drv_smoke: %d failure(s) on %d device(s)\n", failures, ndevs);
 	return failures ? 1 : 0;
 }
