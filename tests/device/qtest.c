@@ -22,8 +22,11 @@
 
 static void qt_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/* The QEMU being driven, for diagnostics when it goes away. */
+static struct qts *qt_current;
+
 /* Fatal harness errors abort the test case (Check reports the signal and
- * the message on stderr). */
+ * the message on stderr, followed by the end of QEMU's log). */
 static void qt_die(const char *fmt, ...)
 {
 	va_list ap;
@@ -33,6 +36,13 @@ static void qt_die(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "\n");
 	va_end(ap);
+	if (qt_current) {
+		char *log = qts_log(qt_current);
+		size_t n = strlen(log);
+
+		fprintf(stderr, "--- QEMU log (end):\n%s\n", n > 3000 ? log + n - 3000 : log);
+		free(log);
+	}
 	abort();
 }
 
@@ -174,6 +184,7 @@ struct qts *qts_start(uint64_t ram, const char *devices)
 	free(fw_copy);
 	q->to = fdopen(to[1], "w");
 	q->from = fdopen(from[0], "r");
+	qt_current = q;
 	/* First exchange: QEMU is up (it opened the RAM file). */
 	qts_cmd(q, "clock_step 0");
 	unlink(q->ram_path);
@@ -202,6 +213,8 @@ void qts_quit(struct qts *q)
 {
 	int st, i;
 
+	if (qt_current == q)
+		qt_current = NULL;
 	fclose(q->to);
 	kill(q->pid, SIGTERM);
 	for (i = 0; i < 500; i++) {

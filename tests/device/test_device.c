@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "qtest.h"
@@ -282,6 +283,39 @@ START_TEST(test_id_properties)
 	/* queue 2 does not exist: reads 0 */
 	ck_assert_uint_eq(tc_qrd(&e.d, 2, TC_Q_RING_SIZE), 0);
 	env_down(&e);
+}
+END_TEST
+
+/* Invalid properties: QEMU refuses to create the device, with a message. */
+START_TEST(test_id_bad_properties)
+{
+	static const struct { const char *props, *msg; } bad[] = {
+		{ "queues=0", "queues must be 1..8" },
+		{ "queues=9", "queues must be 1..8" },
+		{ "tilebuf-size=100", "tilebuf-size must be" },
+		{ "tilebuf-size=1073741824", "tilebuf-size must be" },
+	};
+	const char *fw = getenv("TC_QEMU_ARGS");
+	unsigned i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char cmd[1024], out[4096];
+		size_t n;
+		FILE *p;
+		int st;
+
+		snprintf(cmd, sizeof(cmd), "timeout 60 %s %s -machine q35 -accel qtest "
+			 "-display none -nodefaults -device tilecopy,%s 2>&1 </dev/null",
+			 qts_binary(), fw && *fw ? fw : "-L /usr/share/seabios", bad[i].props);
+		p = popen(cmd, "r");
+		ck_assert(p != NULL);
+		n = fread(out, 1, sizeof(out) - 1, p);
+		out[n] = 0;
+		st = pclose(p);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 124,
+			      "%s: QEMU status 0x%x", bad[i].props, st);
+		ck_assert_msg(strstr(out, bad[i].msg), "%s: output '%s'", bad[i].props, out);
+	}
 }
 END_TEST
 
@@ -1506,6 +1540,7 @@ static Suite *device_suite(void)
 } while (0)
 	ADD("/id/registers", test_id);
 	ADD("/id/properties", test_id_properties);
+	ADD("/id/bad-properties", test_id_bad_properties);
 	ADD("/fw/good", test_fw_good);
 	ADD("/fw/bad-images", test_fw_bad);
 	ADD("/fw/project-images", test_fw_project_images);
