@@ -47,10 +47,17 @@ pkg=linux-image-$ver-unsigned
 echo "fetch-kernel: fetching $pkg into $dir" >&2
 rm -rf "$dir.tmp"
 mkdir -p "$dir.tmp/deb"
-(
-	cd "$dir.tmp/deb"
-	timeout "$T" apt-get download -q "$pkg" >&2
-)
+download() {
+	(cd "$dir.tmp/deb" && timeout "$T" apt-get download -q "$pkg" >&2)
+}
+if ! download; then
+	# Package lists may be missing (cleaned image): refresh them once.
+	echo "fetch-kernel: download failed; updating the package lists and retrying" >&2
+	SUDO=
+	[ "$(id -u)" = 0 ] || SUDO=sudo
+	timeout "$T" $SUDO apt-get update -qq >&2
+	download || { echo "fetch-kernel: cannot download $pkg" >&2; exit 1; }
+fi
 deb=$(ls "$dir.tmp"/deb/*.deb)
 mkdir -p "$dir.tmp/root"
 timeout "$T" dpkg-deb -x "$deb" "$dir.tmp/root"
