@@ -101,8 +101,16 @@ static char *qts_cmd(struct qts *q, const char *fmt, ...)
 	for (;;) {
 		if (!fgets(line, sizeof(line), q->from))
 			qt_die("QEMU went away (no reply)");
-		if (strncmp(line, "IRQ", 3) == 0)
-			continue;	/* asynchronous, not used */
+		if (strncmp(line, "IRQ ", 4) == 0) {	/* asynchronous */
+			unsigned n = 0;
+
+			if (sscanf(line + 4, "raise %u", &n) == 1 && n < 64)
+				q->irq[n] = 1;
+			else if (sscanf(line + 4, "lower %u", &n) == 1 && n < 64)
+				q->irq[n] = 0;
+			q->irq_events++;
+			continue;
+		}
 		break;
 	}
 	if (strncmp(line, "OK", 2) != 0)
@@ -229,6 +237,11 @@ reaped:
 	munmap(q->ram, q->ram_size);
 	unlink(q->log_path);
 	free(q);
+}
+
+void qts_irq_intercept(struct qts *q, const char *path)
+{
+	qts_cmd(q, "irq_intercept_in %s", path);
 }
 
 uint32_t qts_readl(struct qts *q, uint64_t addr)

@@ -38,6 +38,9 @@ struct qts {
 	uint64_t brk;		/* bump allocator in guest RAM */
 	char ram_path[128];
 	char log_path[128];
+	/* interrupt lines seen through irq_intercept_in (1 = raised) */
+	int irq[64];
+	unsigned irq_events;
 };
 
 /* The QEMU binary: $TC_QEMU, else build/qemu/qemu-system-x86_64. */
@@ -56,6 +59,9 @@ uint32_t qts_readl(struct qts *q, uint64_t addr);
 void qts_writel(struct qts *q, uint64_t addr, uint32_t val);
 uint32_t qts_inl(struct qts *q, uint16_t port);
 void qts_outl(struct qts *q, uint16_t port, uint32_t val);
+/* Report the interrupt controller's inputs ("IRQ raise/lower N") in
+ * q->irq[]; @path is a QOM path such as "ioapic". */
+void qts_irq_intercept(struct qts *q, const char *path);
 /* Copy @len bytes into guest memory through the protocol (for MMIO). */
 void qts_memwrite(struct qts *q, uint64_t addr, const void *buf, size_t len);
 

@@ -1527,6 +1527,55 @@ START_TEST(test_msix)
 }
 END_TEST
 
+static int irq_raised_count(struct qts *q)
+{
+	int i, n = 0;
+
+	for (i = 0; i < 64; i++)
+		n += q->irq[i];
+	return n;
+}
+
+/* Without MSI-X the engine drives INTA while an unmasked event is pending. */
+START_TEST(test_intx)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, dst, one = 1;
+	uint32_t ext = 64;
+
+	env_up(&e, NULL, 0);
+	qts_irq_intercept(e.q, "ioapic");
+	tc_boot_good(&e.d);			/* FW_READY masked: no interrupt */
+	tc_rd(&e.d, TC_REG_ID);
+	ck_assert_int_eq(irq_raised_count(e.q), 0);
+	tc_wr(&e.d, TC_REG_INT_MASK, TC_INT_FW_READY);	/* pending -> raised */
+	ck_assert_int_eq(irq_raised_count(e.q), 1);
+	tc_wr(&e.d, TC_REG_INT_STATUS, TC_INT_FW_READY);
+	ck_assert_int_eq(irq_raised_count(e.q), 0);
+	ring_setup(&e.d, 1, &r, 8);
+	src = env_buf(&e, 64, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 64, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	desc_copy(&d, 1, src, dst, 1, &ext, &one, &one);
+	{
+		uint64_t gpa;
+		struct drm_tilecopy_desc *dd = desc_alloc(e.q, 1, &gpa);
+		double end = now_sec() + 5;
+
+		*dd = d;
+		ring_submit(&e.d, 1, &r, gpa, 1, 0, 1);
+		ck_assert_uint_eq(tc_wait(&e.d, 1, WAIT_MS), 0);
+		while (!irq_raised_count(e.q) && now_sec() < end)
+			tc_rd(&e.d, TC_REG_ID);		/* lets the reply carry the IRQ */
+		ck_assert_int_eq(irq_raised_count(e.q), 1);
+		tc_qwr(&e.d, 1, TC_Q_INT_STATUS, TC_Q_INT_DONE);
+		ck_assert_int_eq(irq_raised_count(e.q), 0);
+	}
+	env_down(&e);
+}
+END_TEST
+
 static Suite *device_suite(void)
 {
 	Suite *s = suite_create("device");
@@ -1570,6 +1619,7 @@ static Suite *device_suite(void)
 	ADD("/instances/two", test_two_instances);
 	ADD("/counters", test_counters);
 	ADD("/irq/msix", test_msix);
+	ADD("/irq/intx", test_intx);
 #undef ADD
 	return s;
 }
