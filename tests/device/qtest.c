@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -180,7 +181,11 @@ struct qts *qts_start(uint64_t ram, const char *devices)
 		dup2(from[1], 1);
 		dup2(logfd, 2);
 		close(to[0]); close(to[1]); close(from[0]); close(from[1]);
-		/* QEMU dies with the test, whatever happens to the test. */
+		/* QEMU dies with the test, whatever happens to the test (a
+		 * Check timeout kills the test process with SIGKILL). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(127);
 		execv(argv[0], argv);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
