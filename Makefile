@@ -48,6 +48,7 @@ include tests/unit/unit.mk
 -include driver/driver.mk
 -include tests/qemu/guest.mk
 include tests/sdk/sdk.mk
+-include tests/reliability/reliability.mk
 
 all: $(ALL_TARGETS)
 
