@@ -172,6 +172,8 @@ int tc_device_fw_load(struct tc_device *tdev)
 int tc_device_fw_boot(struct tc_device *tdev)
 {
 	struct device *dev = &tdev->pdev->dev;
+	/* 0 would make readl_poll_timeout() wait forever. */
+	unsigned int timeout_ms = max(READ_ONCE(tc_fw_timeout_ms), 1u);
 	u32 status, fw_status;
 	int ret;
 
@@ -182,10 +184,10 @@ int tc_device_fw_boot(struct tc_device *tdev)
 
 	ret = readl_poll_timeout(tdev->regs + TC_REG_STATUS, status,
 				 status & (TC_STATUS_FW_READY | TC_STATUS_FW_ERROR),
-				 1000, tc_fw_timeout_ms * 1000ul);
+				 1000, timeout_ms * 1000ul);
 	if (ret) {
 		dev_err(dev, "firmware %s: no answer from the engine within %u ms\n",
-			tdev->fw_name, tc_fw_timeout_ms);
+			tdev->fw_name, timeout_ms);
 		return -ETIMEDOUT;
 	}
 	if (status & TC_STATUS_FW_ERROR) {

@@ -18,7 +18,7 @@
 static unsigned int tc_job_timeout_ms = 5000;
 module_param_named(job_timeout_ms, tc_job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
-		 "Time a job may run before the engine is reset, in ms (default 5000)");
+		 "Time a job may run before the engine is reset, in ms (default 5000, 0 = never)");
 
 static struct tc_job *to_tc_job(struct drm_sched_job *job)
 {
@@ -320,7 +320,8 @@ int tc_queue_sched_init(struct tc_queue *q)
 		.timeout_wq = q->tdev->reset_wq,
 		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
 		.credit_limit = TC_QUEUE_CREDITS,
-		.timeout = msecs_to_jiffies(tc_job_timeout_ms),
+		.timeout = tc_job_timeout_ms ? msecs_to_jiffies(tc_job_timeout_ms) :
+			   MAX_SCHEDULE_TIMEOUT,
 		.name = q->name,
 		.dev = &q->tdev->pdev->dev,
 	};
@@ -357,7 +358,8 @@ static void tc_device_sched_start(struct tc_device *tdev)
 		struct drm_gpu_scheduler *sched = &tdev->queues[i].sched;
 
 		/* Resubmitted jobs get a full timeout again. */
-		drm_sched_resume_timeout(sched, sched->timeout);
+		if (sched->timeout != MAX_SCHEDULE_TIMEOUT)
+			drm_sched_resume_timeout(sched, sched->timeout);
 		drm_sched_wqueue_start(sched);
 	}
 }
