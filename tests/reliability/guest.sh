@@ -42,8 +42,10 @@ step faults "${run[@]}" --device-props dma-error-on-job=5,hang-on-job=30 \
 # taken while the engine is stuck or re-run by the reset) gets a DMA error
 step fault-during-reset "${run[@]}" --device-props hang-on-job=6,dma-error-on-job=7 \
 	--module-args job_timeout_ms=2000 --timeout 600 -- $G faults "$S" 4 12 1 1
-# N processes with verification and forced resets, kill -9, rmmod while open
-step load-kill-rmmod "${run[@]}" --timeout 900 -- $G load "$S" 4 "$load_s"
+# N processes with verification and forced resets; rmmod while open
+step load-rmmod "${run[@]}" --timeout 900 -- $G load "$S" 4 "$load_s"
+# kill -9 with jobs queued on a slow engine (20 us per KiB written)
+step kill "${run[@]}" --device-props delay-ns-per-kb=20000 --timeout 600 -- $G kill "$S" 4 3
 
 grep -h "RESULT\|forced resets" "$log"/*.log >"$log/summary.txt"
 if [ ${#failed[@]} -gt 0 ]; then

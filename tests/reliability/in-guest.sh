@@ -6,7 +6,8 @@
 #   in-guest.sh fuzz STRESS ITERS SEED   uAPI fuzzing + isolation
 #   in-guest.sh faults STRESS PROCS JOBS TIMEOUTS DMAERRS
 #   in-guest.sh load STRESS PROCS SECONDS  load with a debugfs reset storm,
-#                                          kill -9, rmmod while in use
+#                                          then rmmod while in use
+#   in-guest.sh kill STRESS PROCS ROUNDS   kill -9 with jobs in flight
 #
 # Each scenario takes a snapshot of the driver's and the kernel's counters
 # first and compares after (tc_stress snapshot/compare): nothing may be left.
@@ -44,14 +45,29 @@ load)
 	storm=$!
 	$S load "$procs" "$secs" || bad "load"
 	wait $storm
-	step "kill -9 with jobs in flight"
-	$S kill 4 3 || bad "kill"
+	;;
+kill)
+	step "kill -9 of $1 processes with jobs in flight, $2 rounds"
+	$S kill "$1" "$2" || bad "kill"
 	;;
 esac
 
 $S snapshot /tmp/after || exit 1
 cat /tmp/after
 $S compare /tmp/before /tmp/after || bad "counters not back to baseline"
+
+# The leak check must be able to fail: a BO of 8 MiB kept alive by an mmap
+# (its file closed) has to show up.
+step "negative control: the leak check sees a held 8 MiB BO"
+$S hold mmap 600 $((8 << 20)) & h=$!
+sleep 2
+$S snapshot /tmp/held >/dev/null
+if $S compare /tmp/after /tmp/held >/tmp/control.out 2>&1; then
+	bad "leak check did not notice a held 8 MiB BO: $(cat /tmp/control.out)"
+else
+	echo "noticed: $(grep -v RESULT /tmp/control.out | tr '\n' ' ')"
+fi
+kill $h; wait $h 2>/dev/null
 
 if [ "$what" = load ]; then
 	step "rmmod while a file is open: refused"

@@ -14,6 +14,7 @@
  *                                          DMA_ERROR, every other one verify
  *   tc_stress load PROCS SECONDS           N processes x jobs with verification
  *   tc_stress kill PROCS ROUNDS            kill -9 of processes with jobs in flight
+ *   tc_stress hold mmap|dmabuf SECONDS [BYTES]  keep a BO alive past its file
  *   tc_stress snapshot FILE                driver/memory counters into FILE
  *   tc_stress compare BEFORE AFTER         counters back to baseline?
  *
@@ -1283,12 +1284,13 @@ static int mode_kill(int argc, char **argv)
 }
 
 /* Keep the module busy without an open file: an mmap or a dma-buf fd. */
-static int mode_hold(const char *what, int seconds)
+static int mode_hold(const char *what, int seconds, uint64_t bytes)
 {
 	int fd = dev_open(), buf = -1;
 	struct bo b;
 
-	bo_new(fd, 16 * PAGE, &b);
+	bo_new(fd, bytes, &b);
+	memset(b.map, 1, bytes);
 	if (!strcmp(what, "dmabuf")) {
 		CHECK(!drmPrimeHandleToFD(fd, b.handle, DRM_CLOEXEC, &buf), "PRIME export");
 		munmap(b.map, b.size);
@@ -1337,7 +1339,8 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "load"))
 		return mode_load(argc, argv);
 	if (!strcmp(argv[1], "hold"))
-		return mode_hold(argc > 2 ? argv[2] : "mmap", argc > 3 ? atoi(argv[3]) : 3600);
+		return mode_hold(argc > 2 ? argv[2] : "mmap", argc > 3 ? atoi(argv[3]) : 3600,
+				 argc > 4 ? strtoull(argv[4], NULL, 0) : 16 * PAGE);
 	if (!strcmp(argv[1], "kill"))
 		return mode_kill(argc, argv);
 	fprintf(stderr, "tc_stress: unknown mode %s\n", argv[1]);
