@@ -31,10 +31,13 @@ DEV_ENV       := TC_QEMU=$(QEMU_SYSTEM) TC_QEMU_ARGS="$(QEMU_FIRMWARE_ARGS)" \
 qemu-build:
 	timeout 3600 bash scripts/build-qemu.sh $(QEMU_SYSTEM)
 
-$(DEV_TEST): tests/device/test_device.c tests/device/qtest.c $(DEV_HDRS)
+# Linked with the library: its CPU executors are the reference the engine
+# must match bit for bit (/cross/*).
+$(DEV_TEST): tests/device/test_device.c tests/device/qtest.c $(DEV_HDRS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(DEV_CFLAGS) $(DEV_CHECK_CFLAGS) -o $@ \
-		tests/device/test_device.c tests/device/qtest.c $(DEV_CHECK_LIBS)
+		tests/device/test_device.c tests/device/qtest.c $(LIB_A) \
+		$(DEV_CHECK_LIBS) $(LIB_LDLIBS)
 
 $(DEV_BENCH): tests/device/bench_device.c tests/device/qtest.c $(DEV_HDRS)
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@
  * Copyright (c) 2026 The tilecopy authors
  */
 #include <check.h>
+#include <errno.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "qtest.h"
+#include "cpu/cpu_exec.h"
 
 #define SLOT		4
 #define VA_BASE		0x1000000000ull	/* 64 GiB: inside the 39-bit space */
@@ -1527,6 +1529,190 @@ START_TEST(test_msix)
 }
 END_TEST
 
+/* ---- the engine against the library's CPU executors ------------------------------ */
+
+/*
+ * Random descriptors that tc_desc_check() accepts (COPY with transposes,
+ * broadcasts, padding; FILL; WRITE64) run on the engine and on the CPU
+ * executors (scalar and the best one of this host): the destinations must
+ * be bit-identical, as DESIGN.md promises. Destinations never alias.
+ */
+START_TEST(test_cross_cpu)
+{
+	const struct tc_cpu_backend *best;
+	struct env e;
+	struct ring r;
+	uint64_t seed = 0x5851f42d4c957f2dull;
+	unsigned t, k;
+	int err = 0;
+
+	best = tc_cpu_backend_get(NULL, &err);
+	ck_assert_msg(best != NULL, "no CPU backend (%d)", err);
+	env_up(&e, "tilebuf-size=8192", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (t = 0; t < 60; t++) {
+		struct drm_tilecopy_desc d;
+		unsigned nd = 1 + fz_rnd(&seed) % 4, es = 1u << (fz_rnd(&seed) % 4);
+		unsigned perm[4] = { 0, 1, 2, 3 }, op = fz_rnd(&seed) % 10;
+		uint64_t acc, soff = fz_rnd(&seed) % 64, doff = fz_rnd(&seed) % 64;
+		__u64 sbytes, dbytes;
+		uint64_t src, dst, b;
+		uint8_t *cpu_src, *cpu_dst, *cpu_dst2;
+		const char *field = "";
+
+		memset(&d, 0, sizeof(d));
+		d.op = op < 8 ? DRM_TILECOPY_OP_COPY : op < 9 ? DRM_TILECOPY_OP_FILL :
+			DRM_TILECOPY_OP_WRITE64;
+		d.elem_size = es;
+		d.ndims = nd;
+		for (k = 0; k < nd; k++)
+			d.extent[k] = 1 + fz_rnd(&seed) % (k == 0 ? 40 : 7);
+		for (k = nd - 1; k > 0; k--) {
+			unsigned j = fz_rnd(&seed) % (k + 1), tmp = perm[k];
+
+			perm[k] = perm[j];
+			perm[j] = tmp;
+		}
+		/* destination: packed in a random order, some dims padded */
+		for (acc = 1, k = 0; k < nd; k++) {
+			d.dst_stride[perm[k]] = acc;
+			acc *= d.extent[perm[k]] + (fz_rnd(&seed) % 3 == 0);
+		}
+		/* source: packed in order, or broadcast / strided dims */
+		for (acc = 1, k = 0; d.op == DRM_TILECOPY_OP_COPY && k < nd; k++) {
+			unsigned kind = fz_rnd(&seed) % 6;
+
+			d.src_stride[k] = kind == 0 ? 0 : kind == 1 ? 1 + fz_rnd(&seed) % 9 : acc;
+			acc *= d.extent[k];
+		}
+		if (d.op == DRM_TILECOPY_OP_FILL)
+			d.value = ((uint64_t)fz_rnd(&seed) << 32) | fz_rnd(&seed);
+		if (d.op == DRM_TILECOPY_OP_WRITE64) {
+			memset(&d, 0, sizeof(d));
+			d.op = DRM_TILECOPY_OP_WRITE64;
+			d.elem_size = 8;
+			d.ndims = 1;
+			d.extent[0] = 1;
+			d.value = ((uint64_t)fz_rnd(&seed) << 32) | fz_rnd(&seed);
+		}
+		d.src = d.op == DRM_TILECOPY_OP_COPY ? soff : 0;
+		d.dst = doff;
+		ck_assert_int_eq(tc_desc_footprint(&d, d.src_stride, &sbytes), 0);
+		ck_assert_int_eq(tc_desc_footprint(&d, d.dst_stride, &dbytes), 0);
+		sbytes += soff + 16;
+		dbytes += doff + 16;
+		ck_assert_msg(tc_desc_check(&d, sbytes, dbytes, &field) == 0,
+			      "case %u: generator made a bad descriptor (%s)", t, field);
+
+		/* the CPU on host copies */
+		src = env_buf(&e, sbytes, TC_PTE_READ, NULL);
+		dst = env_buf(&e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+		va_fill_random(&e, src, sbytes, 1000 + t);
+		va_fill_random(&e, dst, dbytes, 2000 + t);
+		cpu_src = malloc(sbytes);
+		cpu_dst = malloc(dbytes);
+		cpu_dst2 = malloc(dbytes);
+		for (b = 0; b < sbytes; b++)
+			cpu_src[b] = *va_host(&e, src + b);
+		for (b = 0; b < dbytes; b++)
+			cpu_dst[b] = cpu_dst2[b] = *va_host(&e, dst + b);
+		ck_assert_int_eq(tc_exec_scalar(&d, 1, cpu_src, cpu_dst), 0);
+		ck_assert_int_eq(best->exec(&d, 1, cpu_src, cpu_dst2), 0);
+
+		/* the engine on device VAs */
+		if (d.op == DRM_TILECOPY_OP_COPY)
+			d.src += src;
+		d.dst += dst;
+		assert_ok(&e, run_job(&e, &r, &d, 1, t + 1), t + 1);
+		for (b = 0; b < dbytes; b++) {
+			uint8_t got = *va_host(&e, dst + b);
+
+			ck_assert_msg(got == cpu_dst[b] && got == cpu_dst2[b],
+				      "case %u (op %u es %u nd %u): byte %llu engine 0x%02x "
+				      "scalar 0x%02x %s 0x%02x", t, d.op, es, nd,
+				      (unsigned long long)b, got, cpu_dst[b], best->name,
+				      cpu_dst2[b]);
+		}
+		free(cpu_src);
+		free(cpu_dst);
+		free(cpu_dst2);
+	}
+	env_down(&e);
+}
+END_TEST
+
+/* Malformed descriptors: the engine refuses (BAD_DESC) exactly what
+ * tc_desc_check() refuses as malformed (-EINVAL / -EOVERFLOW). */
+START_TEST(test_cross_validation)
+{
+	struct env e;
+	struct ring r;
+	uint64_t seed = 0x2545f4914f6cdd1dull, buf;
+	unsigned t, refused = 0;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	buf = env_buf(&e, 1 << 20, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	for (t = 0; t < 200; t++) {
+		struct drm_tilecopy_desc d;
+		const char *field = "";
+		unsigned k, dim;
+		int cpu;
+		uint32_t st;
+
+		memset(&d, 0, sizeof(d));
+		d.op = 1 + fz_rnd(&seed) % 3;
+		d.elem_size = 1u << (fz_rnd(&seed) % 4);
+		d.ndims = 1 + fz_rnd(&seed) % 3;
+		for (dim = 0; dim < d.ndims; dim++) {
+			d.extent[dim] = 1 + fz_rnd(&seed) % 4;
+			d.dst_stride[dim] = fz_rnd(&seed) % 8;
+			if (d.op == DRM_TILECOPY_OP_COPY)
+				d.src_stride[dim] = fz_rnd(&seed) % 8;
+		}
+		if (d.op == DRM_TILECOPY_OP_WRITE64) {
+			d.elem_size = 8;
+			d.ndims = 1;
+			d.extent[0] = 1;
+			for (dim = 1; dim < 3; dim++)
+				d.extent[dim] = d.dst_stride[dim] = d.src_stride[dim] = 0;
+		}
+		/* break one field, or none */
+		k = fz_rnd(&seed) % 12;
+		switch (k) {
+		case 0: d.op = fz_rnd(&seed) % 2 ? 0 : 4 + fz_rnd(&seed) % 100; break;
+		case 1: d.elem_size = (uint8_t[]){ 0, 3, 5, 16 }[fz_rnd(&seed) % 4]; break;
+		case 2: d.ndims = fz_rnd(&seed) % 2 ? 0 : 9; break;
+		case 3: d.flags = 1u << (fz_rnd(&seed) % 32); break;
+		case 4: d.extent[fz_rnd(&seed) % d.ndims] = 0; break;
+		case 5: d.extent[7] = 1; break;
+		case 6: d.src_stride[6] = 1; break;
+		case 7: d.src = 8; break;			/* harmless for COPY */
+		case 8: d.value = 1; break;			/* harmless unless COPY */
+		case 9: d.src_stride[0] = d.op == DRM_TILECOPY_OP_COPY ? 1ull << 63 : 1; break;
+		default: break;
+		}
+		d.src += buf;
+		d.dst = buf + 4096;
+		cpu = tc_desc_check(&d, ~(size_t)0 >> 1, ~(size_t)0 >> 1, &field);
+		st = run_job(&e, &r, &d, 1, t + 1);
+		if (cpu == -EINVAL || cpu == -EOVERFLOW) {
+			ck_assert_msg(st & TC_Q_STATUS_HALTED, "case %u: CPU refuses (%s), engine ran it",
+				      t, field);
+			ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_ERR_CODE), DRM_TILECOPY_STATUS_BAD_DESC);
+			refused++;
+			queue_renew(&e, &r);
+		} else {
+			ck_assert_msg(cpu == 0, "case %u: tc_desc_check %d", t, cpu);
+			ck_assert_msg(!(st & TC_Q_STATUS_HALTED), "case %u: engine refuses (code %u), "
+				      "CPU accepts", t, tc_qrd(&e.d, 0, TC_Q_ERR_CODE));
+		}
+	}
+	ck_assert_msg(refused > 50 && refused < 200, "refused %u", refused);
+	env_down(&e);
+}
+END_TEST
+
 static int irq_raised_count(struct qts *q)
 {
 	int i, n = 0;
@@ -1620,6 +1806,8 @@ static Suite *device_suite(void)
 	ADD("/counters", test_counters);
 	ADD("/irq/msix", test_msix);
 	ADD("/irq/intx", test_intx);
+	ADD("/cross/cpu-executors", test_cross_cpu);
+	ADD("/cross/validation", test_cross_validation);
 #undef ADD
 	return s;
 }
