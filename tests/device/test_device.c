@@ -1713,6 +1713,76 @@ START_TEST(test_cross_validation)
 }
 END_TEST
 
+/*
+ * Jobs on four queues while queue and engine resets land at random moments
+ * (jobs slowed by delay-ns-per-kb so that resets hit running jobs): every
+ * reset returns promptly, the engine never wedges, and afterwards a job runs.
+ */
+START_TEST(test_stress_resets)
+{
+	struct env e;
+	struct ring r[4];
+	uint64_t seed = 0x9e3779b97f4a7c15ull, src, dst, gpa;
+	struct drm_tilecopy_desc *d;
+	unsigned t, qi, hits = 0;
+	uint32_t ext = 8192;
+	uint64_t one = 1;
+	double worst = 0;
+
+	env_up(&e, "delay-ns-per-kb=200000", 1);	/* 8 KiB: 1.6 ms */
+	src = env_buf(&e, 8192, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 4 * 8192, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	d = desc_alloc(e.q, 4, &gpa);
+	for (qi = 0; qi < 4; qi++) {
+		desc_copy(&d[qi], 1, src, dst + qi * 8192, 1, &ext, &one, &one);
+		ring_setup(&e.d, qi, &r[qi], 16);
+	}
+	for (t = 0; t < 400; t++) {
+		unsigned what = fz_rnd(&seed) % 16;
+		double t0;
+
+		qi = fz_rnd(&seed) % 4;
+		if (what < 12) {
+			if ((r[qi].tail + 1) % r[qi].size != tc_qrd(&e.d, qi, TC_Q_HEAD))
+				ring_submit(&e.d, qi, &r[qi], gpa + qi * sizeof(*d), 1, 0, t);
+			continue;
+		}
+		if ((tc_qrd(&e.d, qi, TC_Q_STATUS) & TC_Q_STATUS_BUSY) ||
+		    tc_qrd(&e.d, qi, TC_Q_HEAD) != tc_qrd(&e.d, qi, TC_Q_TAIL))
+			hits++;
+		t0 = now_sec();
+		if (what < 15) {
+			tc_qwr(&e.d, qi, TC_Q_CTRL, TC_Q_CTRL_RESET);
+			ring_setup(&e.d, qi, &r[qi], 16);
+		} else {
+			tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_RESET);
+			ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS), 0);
+			tc_wr(&e.d, TC_REG_CTX_ROOT_LO(0), (uint32_t)e.mmu.root);
+			tc_boot_good(&e.d);
+			for (qi = 0; qi < 4; qi++)
+				ring_setup(&e.d, qi, &r[qi], 16);
+		}
+		if (now_sec() - t0 > worst)
+			worst = now_sec() - t0;
+	}
+	ck_assert_msg(worst < 2.0, "a reset took %.3f s", worst);
+	ck_assert_msg(hits > 10, "only %u resets met work in flight", hits);
+	for (qi = 0; qi < 4; qi++) {
+		uint32_t st = tc_wait(&e.d, qi, WAIT_MS);
+
+		ck_assert_msg(!(st & (0x80000000u | TC_Q_STATUS_HALTED)), "queue %u: 0x%x", qi, st);
+	}
+	/* still a working engine: one more job per queue */
+	for (qi = 0; qi < 4; qi++) {
+		ring_submit(&e.d, qi, &r[qi], gpa + qi * sizeof(*d), 1, 0, 9000 + qi);
+		ck_assert_uint_eq(tc_wait(&e.d, qi, WAIT_MS), 0);
+		ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(qi) + TC_Q_DONE_SEQNO_LO), 9000 + qi);
+		ck_assert(memcmp(va_host(&e, dst + qi * 8192), va_host(&e, src), 4096) == 0);
+	}
+	env_down(&e);
+}
+END_TEST
+
 static int irq_raised_count(struct qts *q)
 {
 	int i, n = 0;
@@ -1808,6 +1878,7 @@ static Suite *device_suite(void)
 	ADD("/irq/intx", test_intx);
 	ADD("/cross/cpu-executors", test_cross_cpu);
 	ADD("/cross/validation", test_cross_validation);
+	ADD("/stress/resets", test_stress_resets);
 #undef ADD
 	return s;
 }
