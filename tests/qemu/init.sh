@@ -31,6 +31,8 @@ mkdir -p /host /results
 mount -t 9p -o "$O9P,cache=none" results /results || fail "cannot mount results share"
 mount -t 9p -o "$O9P,ro,cache=loose" host /host || fail "cannot mount host share"
 . /results/env || fail "no /results/env"
+# run-guest.sh retries a boot that never got here (nothing of the project ran)
+echo "guest-init: shares mounted" >/dev/console
 
 # Modules: the kernel's own (from the initramfs), then the driver (from the
 # host tree) unless --no-module.
