@@ -48,8 +48,15 @@
  */
 #define TC_RUNS_ROW_BYTES	512u
 #define TC_RUNS_COL_BYTES	1024u
-/* Outer dims of a transpose (whole tiles) go in blocks of this many. */
-#define TC_OUTER_BLOCK	16u
+/*
+ * Outer dims around whole tiles or runs (zN -> nZ, zN -> zZ: 512-byte
+ * fractals 128 KB apart) go in blocks of 64 along the source-sequential dim
+ * times 4 along the other: 32 KB read in sequence, 64 destination streams.
+ * Measured on zN -> nZ f16 4096x4096: 64x4 ~0.85x memcpy, 16x16 ~0.55x,
+ * descriptor order ~0.3x.
+ */
+#define TC_OUTER_BP	64u
+#define TC_OUTER_BQ	4u
 /* Descriptors smaller than this stay on one thread. */
 #define TC_THREAD_MIN	(1u << 20)
 #define TC_MAX_THREADS	64
@@ -194,7 +201,7 @@ static void tc_foreach(const struct tc_shape *s, unsigned skip,
  * of 512 bytes 128 KB apart, say), and the source is read as sequential
  * streams the prefetchers follow; the destination, written with
  * non-temporal stores when large, minds the order less. Measured on zN ->
- * nZ: ~2x faster than destination order. Only for destinations that do
+ * nZ: ~3x faster than destination order. Only for destinations that do
  * not overlap themselves: the order differs from the descriptor's.
  */
 struct tc_blk_ctx {
@@ -362,8 +369,8 @@ static void tc_run_transpose(const struct tc_kernels *k, const struct tc_shape *
 	c.fn = k->transpose[es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3];
 	c.rb = tc_block_of(c.rows, es);
 	c.cb = tc_block_of(c.cols, es);
-	tc_foreach_blocked(s, skip | (1u << a) | (1u << b), TC_OUTER_BLOCK,
-			   TC_OUTER_BLOCK, src, dst, tc_tr_point, &c);
+	tc_foreach_blocked(s, skip | (1u << a) | (1u << b), TC_OUTER_BP,
+			   TC_OUTER_BQ, src, dst, tc_tr_point, &c);
 }
 
 /* ---- the reference-order loop -------------------------------------------- */
@@ -468,14 +475,15 @@ static int tc_copy_shape(const struct tc_kernels *k, const struct tc_shape *s,
 			rc.count = s->ext[in];
 			rc.sld = s->ss[in];
 			rc.dld = s->ds[in];
-			tc_foreach(s, (1u << c) | (1u << in), src, dst,
-				   tc_runs_point, &rc);
+			tc_foreach_blocked(s, (1u << c) | (1u << in), TC_OUTER_BP,
+					   TC_OUTER_BQ, src, dst, tc_runs_point, &rc);
 			return nt;
 		}
 		{
 			struct tc_run_ctx rc = { .k = k, .bytes = run, .nt = nt };
 
-			tc_foreach(s, 1u << c, src, dst, tc_run_point, &rc);
+			tc_foreach_blocked(s, 1u << c, TC_OUTER_BP, TC_OUTER_BQ,
+					   src, dst, tc_run_point, &rc);
 			return nt;
 		}
 	}
