@@ -40,7 +40,7 @@ for t in "$@"; do
 	cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
 	ft=$(grep -oE 'ft: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
 	units=$(ls "$work" | wc -l)
-	line="fuzz $t: ${execs:-?} executions in $((SECONDS - t0)) s (${speed:-?}/s), cov ${cov:-?}, ft ${ft:-?}, $units new corpus inputs, exit $rc"
+	line="fuzz $t: ${execs:-?} executions in $((SECONDS - t0)) s (${speed:-?}/s), cov ${cov:-?}, ft ${ft:-?}, work corpus $units inputs, exit $rc"
 	echo "$line"
 	echo "$(date -u +%FT%TZ) $line" >>"$FUZZ_DIR/summary.txt"
 	if [ $rc != 0 ] || grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|check failed' "$log"; then

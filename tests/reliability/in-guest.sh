@@ -49,6 +49,8 @@ load)
 kill)
 	step "kill -9 of $1 processes with jobs in flight, $2 rounds"
 	$S kill "$1" "$2" || bad "kill"
+	step "GEM_CLOSE of a running job's destination, new BOs at once"
+	$S reuse 20 || bad "reuse"
 	;;
 esac
 

@@ -1,6 +1,6 @@
 # Reliability and security (issue 8): fuzzing, valgrind, guest stress.
 #
-#   make check-fuzz         each libFuzzer target ~50 s (clang, ASan+UBSan)
+#   make check-fuzz         each libFuzzer target ~45 s (clang, ASan+UBSan)
 #   make fuzz               longer: FUZZ_SECONDS each (default 600)
 #   make check-valgrind     unit + CLI tests under valgrind memcheck
 #   make check-reliability  in-guest uAPI fuzzing, isolation, fault injection,
@@ -12,7 +12,7 @@
 FUZZ_CC      ?= clang-14
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 600
-FUZZ_CHECK_SECONDS ?= 50
+FUZZ_CHECK_SECONDS ?= 45
 FUZZ_NAMES   := layout tensor plan
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \

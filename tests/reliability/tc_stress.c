@@ -14,6 +14,7 @@
  *                                          DMA_ERROR, every other one verify
  *   tc_stress load PROCS SECONDS           N processes x jobs with verification
  *   tc_stress kill PROCS ROUNDS            kill -9 of processes with jobs in flight
+ *   tc_stress reuse ROUNDS                 GEM_CLOSE of a running job's BO, new BOs
  *   tc_stress hold mmap|dmabuf SECONDS [BYTES]  keep a BO alive past its file
  *   tc_stress snapshot FILE                driver/memory counters into FILE
  *   tc_stress compare BEFORE AFTER         counters back to baseline?
@@ -1283,6 +1284,67 @@ static int mode_kill(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * GEM_CLOSE of a job's destination while the job runs, then new BOs at once:
+ * if the closed BO's VA were given out again before the job let go of it,
+ * the old job would write into a new BO. Each new BO must keep its bytes;
+ * the old job's status is whatever it is (it still owns its BO).
+ */
+static int mode_reuse(int rounds)
+{
+	int fd = dev_open();
+	long reused = 0, racing = 0, reused_racing = 0;
+	const size_t big = 4u << 20;	/* ~80 ms at delay-ns-per-kb=20000 */
+
+	for (int r = 0; r < rounds; r++) {
+		struct bo src, dst, fresh[4];
+		struct drm_tilecopy_desc d;
+		struct drm_tilecopy_wait w;
+		uint32_t bos[2];
+		uint64_t id, old_va;
+		int running;
+
+		bo_new(fd, big, &src);
+		bo_new(fd, big, &dst);
+		bos[0] = src.handle;
+		bos[1] = dst.handle;
+		desc_memcpy(&d, dst.va, src.va, 0);
+		d.elem_size = 8;
+		d.extent[0] = (uint32_t)(big / 8);
+		CHECK(!submit(fd, &d, 1, bos, 2, (uint32_t)r % 4, &id), "SUBMIT");
+		old_va = dst.va;
+		munmap(dst.map, dst.size);
+		CHECK(!gem_close(fd, dst.handle), "GEM_CLOSE of a busy BO");
+		for (int k = 0; k < 4; k++) {
+			bo_new(fd, 64 * PAGE, &fresh[k]);
+			pattern(fresh[k].map, fresh[k].size, 900 + (uint32_t)k);
+		}
+		running = wait_job(fd, id, 0, &w) == -ETIMEDOUT;
+		racing += running;
+		for (int k = 0; k < 4; k++) {
+			int same = fresh[k].va >= old_va && fresh[k].va < old_va + big;
+
+			reused += same;
+			reused_racing += same && running;
+		}
+		if (running)
+			CHECK(wait_status(fd, id, NULL) == DRM_TILECOPY_STATUS_OK,
+			      "job whose destination handle was closed failed");
+		for (int k = 0; k < 4; k++) {
+			CHECK(pattern_ok(fresh[k].map, fresh[k].size, 900 + (uint32_t)k),
+			      "round %d: new BO at va 0x%" PRIx64 " (inside the old job's dst 0x%" PRIx64
+			      ") written by the old job", r, fresh[k].va, old_va);
+			bo_free(fd, &fresh[k]);
+		}
+		bo_free(fd, &src);
+	}
+	close(fd);
+	printf("RESULT reuse: %d rounds of GEM_CLOSE of a running 4 MiB job's destination, 4 new BOs each: all untouched; job still running in %ld rounds; new BO inside the closed BO's VA range %ld times (%ld while its job ran)\n",
+	       rounds, racing, reused, reused_racing);
+	CHECK(racing > 0, "the job never outlived the GEM_CLOSE: the race was not exercised (engine too fast?)");
+	return 0;
+}
+
 /* Keep the module busy without an open file: an mmap or a dma-buf fd. */
 static int mode_hold(const char *what, int seconds, uint64_t bytes)
 {
@@ -1338,6 +1400,8 @@ int main(int argc, char **argv)
 		return mode_faults(argc, argv);
 	if (!strcmp(argv[1], "load"))
 		return mode_load(argc, argv);
+	if (!strcmp(argv[1], "reuse"))
+		return mode_reuse(argc > 2 ? atoi(argv[2]) : 20);
 	if (!strcmp(argv[1], "hold"))
 		return mode_hold(argc > 2 ? argv[2] : "mmap", argc > 3 ? atoi(argv[3]) : 3600,
 				 argc > 4 ? strtoull(argv[4], NULL, 0) : 16 * PAGE);
