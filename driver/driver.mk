@@ -103,4 +103,5 @@ $(DRV_SMOKE): $(TOP)/driver/tests/tc_drv_smoke.c $(TOP)/include/uapi/drm/tilecop
 check-driver-guest: qemu-build module firmware $(DRV_SMOKE)
 	QEMU_SYSTEM=$(abspath $(QEMU_SYSTEM)) BUILD=$(abspath $(BUILD)) \
 		timeout 900 bash $(TOP)/tests/qemu/run-guest.sh --devices 2 --timeout 600 \
+		--device-props delay-ns-per-kb=20000 \
 		-- $(abspath $(DRV_SMOKE))

@@ -54,6 +54,7 @@ struct tc_job_result {
  * @descs_dma: bus address of @descs.
  * @desc_count: descriptors.
  * @bytes: bytes the job writes (for the bytes-moved counter).
+ * @written: bit i set if a descriptor writes through @maps[i].
  * @result: status for WAIT.
  * @fence: the hardware fence, allocated at submission, initialised by
  *	run_job (then NULL here: @hw_fence holds it).
@@ -72,6 +73,7 @@ struct tc_job {
 	dma_addr_t descs_dma;
 	u32 desc_count;
 	u64 bytes;
+	u64 written;
 	struct tc_job_result *result;
 	struct tc_fence *fence;
 	struct dma_fence *hw_fence;

@@ -2,6 +2,7 @@
 /* Copyright (c) 2026 The tilecopy authors */
 
 #include <linux/dma-mapping.h>
+#include <linux/dma-resv.h>
 #include <linux/ktime.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -68,8 +69,11 @@ static bool tc_desc_in_bos(struct tc_job *job, u64 addr, u64 span, bool write)
 		u64 start = m->node.start;
 
 		if (addr >= start && addr - start <= m->size &&
-		    span <= m->size - (addr - start) && (!write || m->writable))
+		    span <= m->size - (addr - start) && (!write || m->writable)) {
+			if (write)
+				job->written |= BIT_ULL(i);
 			return true;
+		}
 	}
 	return false;
 }
@@ -274,14 +278,92 @@ static int tc_submit_deps(struct drm_file *file, struct tc_job *job,
 	return 0;
 }
 
+/**
+ * struct tc_resv - the job's BOs, locked for implicit synchronisation.
+ * @objs: each BO once.
+ * @count: entries of @objs.
+ * @write_mask: bit j set if the job writes @objs[j].
+ * @ticket: ww acquire context of the reservation locks.
+ */
+struct tc_resv {
+	struct drm_gem_object **objs;
+	u32 count;
+	u64 write_mask;
+	struct ww_acquire_ctx ticket;
+};
+
+/*
+ * Implicit synchronisation, as rocket does: the job waits for the fences
+ * already on its BOs (earlier jobs, or another device sharing a BO through
+ * PRIME), and publishes its own fence there (tc_resv_publish()). The
+ * reservations stay locked from here until the fence is published.
+ */
+static int tc_resv_lock(struct tc_job *job, struct tc_resv *r)
+{
+	u32 i, j;
+	int ret;
+
+	r->objs = kmalloc_array(job->map_count, sizeof(*r->objs), GFP_KERNEL);
+	if (!r->objs)
+		return -ENOMEM;
+	r->count = 0;
+	r->write_mask = 0;
+	for (i = 0; i < job->map_count; i++) {
+		struct drm_gem_object *obj = &job->maps[i]->bo->base.base;
+
+		for (j = 0; j < r->count && r->objs[j] != obj; j++)
+			;
+		if (j == r->count)
+			r->objs[r->count++] = obj;	/* a BO may be listed twice */
+		if (job->written & BIT_ULL(i))
+			r->write_mask |= BIT_ULL(j);
+	}
+
+	ret = drm_gem_lock_reservations(r->objs, r->count, &r->ticket);
+	if (ret)
+		goto err_free;
+	for (j = 0; j < r->count; j++) {
+		ret = dma_resv_reserve_fences(r->objs[j]->resv, 1);
+		if (!ret)
+			ret = drm_sched_job_add_implicit_dependencies(&job->base, r->objs[j],
+								      r->write_mask & BIT_ULL(j));
+		if (ret)
+			goto err_unlock;
+	}
+	return 0;
+
+err_unlock:
+	drm_gem_unlock_reservations(r->objs, r->count, &r->ticket);
+err_free:
+	kfree(r->objs);
+	return ret;
+}
+
+static void tc_resv_unlock(struct tc_resv *r)
+{
+	drm_gem_unlock_reservations(r->objs, r->count, &r->ticket);
+	kfree(r->objs);
+}
+
+static void tc_resv_publish(struct tc_resv *r, struct dma_fence *fence)
+{
+	u32 j;
+
+	for (j = 0; j < r->count; j++)
+		dma_resv_add_fence(r->objs[j]->resv, fence,
+				   r->write_mask & BIT_ULL(j) ?
+				   DMA_RESV_USAGE_WRITE : DMA_RESV_USAGE_READ);
+}
+
 static void tc_submit_push(struct tc_file *tfile, struct tc_job *job, u32 id,
-			   struct drm_syncobj *out)
+			   struct drm_syncobj *out, struct tc_resv *resv)
 {
 	struct dma_fence *finished;
 
 	mutex_lock(&tfile->submit_lock);
 	drm_sched_job_arm(&job->base);
 	finished = &job->base.s_fence->finished;
+	tc_resv_publish(resv, finished);
 	job->result->done = dma_fence_get(finished);
 	kref_get(&job->result->ref);
 	/* Replaces the entry reserved by xa_alloc: no allocation, no error. */
@@ -307,6 +389,7 @@ int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file)
 	struct tc_device *tdev = to_tc_device(dev);
 	struct tc_file *tfile = to_tc_file(file);
 	struct drm_syncobj *out = NULL;
+	struct tc_resv resv;
 	struct tc_job *job;
 	u32 id;
 	int ret;
@@ -363,13 +446,19 @@ int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file)
 			      &tfile->next_job_id, GFP_KERNEL);
 	if (ret < 0)
 		goto err_dec_results;
+	ret = tc_resv_lock(job, &resv);
+	if (ret)
+		goto err_erase_id;
 
-	tc_submit_push(tfile, job, id, out);
+	tc_submit_push(tfile, job, id, out, &resv);
+	tc_resv_unlock(&resv);
 	if (out)
 		drm_syncobj_put(out);
 	args->job_id = id;
 	return 0;
 
+err_erase_id:
+	xa_erase(&tfile->jobs, id);
 err_dec_results:
 	atomic_dec(&tfile->num_results);
 	if (out)

@@ -3,6 +3,10 @@
  * tc_drv_smoke - driver behaviour that the in-guest Check suites
  * (tests/guest/) do not cover, run in a guest by `make check-driver-guest`:
  *
+ *   /implicit-sync  device 1 copies from a BO shared through PRIME that
+ *                 device 0 fills after a slow job (delay-ns-per-kb): the
+ *                 copy must wait for the fill through the BO's reservation
+ *                 fences, without any syncobj of its own
  *   /contexts     64 open files per device; the 65th open fails with EBUSY
  *                 and succeeds again once one is closed
  *   /prime-self   a BO exported and imported by another file of the same
@@ -266,6 +270,87 @@ static void test_prime(int dev_b, const char *name)
 	close_dev(fb);
 }
 
+static int submit_nowait(int fd, const struct drm_tilecopy_desc *d,
+			 const uint32_t *handles, uint32_t nbo, uint32_t in,
+			 uint32_t out, uint64_t *job)
+{
+	struct drm_tilecopy_submit s = {
+		.descs = (uintptr_t)d, .bo_handles = (uintptr_t)handles,
+		.desc_count = 1, .desc_size = sizeof(*d), .bo_count = nbo,
+		.in_syncobjs = (uintptr_t)&in, .in_syncobj_count = in ? 1 : 0,
+		.out_syncobj = out,
+	};
+	int r = xioctl(fd, DRM_IOCTL_TILECOPY_SUBMIT, &s);
+
+	*job = s.job_id;
+	return r;
+}
+
+static int wait_job(int fd, uint64_t job)
+{
+	struct drm_tilecopy_wait w = { .job_id = job };
+	struct timespec ts;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	w.timeout_ns = (ts.tv_sec + 60) * 1000000000ll + ts.tv_nsec;
+	r = xioctl(fd, DRM_IOCTL_TILECOPY_WAIT, &w);
+	return r ? r : (int)w.status;
+}
+
+static void test_implicit_sync(void)
+{
+	const uint64_t size = 4 << 20;
+	int fa = open_dev(0), fb = open_dev(1), dmabuf = -1;
+	struct drm_tilecopy_desc fill, copy, slow;
+	struct bo x, y, xb, z;
+	uint64_t ja, jb, jz;
+	uint32_t h, hs[2], sync;
+	uint64_t i;
+	int r;
+
+	CHECK(fa >= 0 && fb >= 0, "open");
+	CHECK(bo_new(fa, size, 0, &x) == 0 && bo_new(fb, size, 0, &y) == 0 &&
+	      bo_new(fa, 2 * size, 0, &z) == 0, "BOs");
+	CHECK(drmSyncobjCreate(fa, 0, &sync) == 0, "syncobj");
+	memset(x.map, 0, size);
+	memset(y.map, 0, size);
+	CHECK(drmPrimeHandleToFD(fa, x.handle, DRM_CLOEXEC | DRM_RDWR, &dmabuf) == 0, "export");
+	CHECK(drmPrimeFDToHandle(fb, dmabuf, &h) == 0 && bo_info(fb, h, &xb) == 0, "import");
+
+	memset(&fill, 0, sizeof(fill));
+	fill.op = DRM_TILECOPY_OP_FILL;
+	fill.elem_size = 8;
+	fill.ndims = 1;
+	fill.dst = x.va;
+	fill.extent[0] = size / 8;
+	fill.dst_stride[0] = 1;
+	fill.value = 0xababababababababull;
+	desc_copy(&copy, y.va, xb.va, (uint32_t)size);
+	hs[0] = y.handle;
+	hs[1] = h;
+
+	/* z: about 80 ms of engine time; the fill waits for it */
+	desc_copy(&slow, z.va + size, z.va, (uint32_t)size);
+	CHECK(submit_nowait(fa, &slow, &z.handle, 1, 0, sync, &jz) == 0, "slow job");
+	CHECK(submit_nowait(fa, &fill, &x.handle, 1, sync, 0, &ja) == 0, "fill");
+	CHECK(submit_nowait(fb, &copy, hs, 2, 0, 0, &jb) == 0, "copy");
+	r = wait_job(fb, jb);
+	CHECK(r == DRM_TILECOPY_STATUS_OK, "copy: %d", r);
+	r = wait_job(fa, ja);
+	CHECK(r == DRM_TILECOPY_STATUS_OK, "fill: %d", r);
+	r = wait_job(fa, jz);
+	CHECK(r == DRM_TILECOPY_STATUS_OK, "slow job: %d", r);
+	for (i = 0; i < size && ((uint8_t *)y.map)[i] == 0xab; i++)
+		;
+	CHECK(i == size, "the copy did not wait for the fill: byte %llu is 0x%02x",
+	      (unsigned long long)i, ((uint8_t *)y.map)[i]);
+	drmSyncobjDestroy(fa, sync);
+	close(dmabuf);
+	close_dev(fa);
+	close_dev(fb);
+}
+
 static void test_read_only(void)
 {
 	int fd = open_dev(0);
@@ -431,8 +516,12 @@ int main(void)
 		test_prime(1, "prime-cross");
 		printf("%s /prime-cross (%s -> %s)\n", failures == before ? "ok  " : "FAIL",
 		       devs[0], devs[1]);
+		before = failures;
+		test_implicit_sync();
+		printf("%s /implicit-sync (%s -> %s)\n", failures == before ? "ok  " : "FAIL",
+		       devs[0], devs[1]);
 	} else {
-		printf("skip /prime-cross: one device only\n");
+		printf("skip /prime-cross, /implicit-sync: one device only\n");
 	}
 	/* last: every earlier test must have dropped its references */
 	before = failures;
