@@ -19,6 +19,7 @@ export TC_REQUIRE_DEVICE=1
 failed=()
 log=$BUILD/reliability
 mkdir -p "$log"
+rm -f "$log"/*.log "$log/summary.txt"
 
 step() {
 	local name=$1 t0=$SECONDS
