@@ -85,14 +85,35 @@ fn(char *dst, size_t dld, const char *src, size_t sld)			\
 
 /*
  * TC_BLOCK_BAND - transpose rows [r, r + R) x all cols of a block with the
- * tile @tile (R = rows per tile, n = cols per tile); leftover cols scalar.
- * @tile_nt is the same tile with non-temporal @vb-byte stores, used when
- * @nt is set and every store of the band is aligned.
+ * tile @tile (R = rows per tile, n = cols per tile, each tile writes @vb
+ * bytes per destination row); leftover cols scalar.
+ *
+ * With @nt, @tile_nt (non-temporal @vb-byte stores) is used where whole
+ * 64-byte lines are written back to back: a partial line left in a
+ * write-combining buffer goes to memory as a slow partial write. So either
+ * the stores are full lines (@vb 64), or a destination row is @vb bytes
+ * (consecutive tiles continue the same lines), or 64 / @vb tiles stacked
+ * over rows fill each line before moving on (a "line group").
  */
 #define TC_BLOCK_BAND(tile, tile_nt, R, n, es, vb)			\
+	if (nt && (vb) < 64 && !(((uintptr_t)(dst + r * (es)) | dld) & 63)) { \
+		for (; r + (64 / (vb)) * (R) <= rows; r += (64 / (vb)) * (R)) { \
+			size_t c_ = 0;					\
+			for (; c_ + (n) <= cols; c_ += (n))		\
+				for (size_t g_ = 0; g_ < 64 / (vb); g_++) \
+					tile_nt(dst + c_ * dld + (r + g_ * (R)) * (es), \
+						dld, src + (r + g_ * (R)) * sld + c_ * (es), \
+						sld);				\
+			if (c_ < cols)					\
+				tc_transpose_scalar(dst + c_ * dld + r * (es), dld, \
+						    src + r * sld + c_ * (es), sld, \
+						    (64 / (vb)) * (R), cols - c_, (es)); \
+		}							\
+	}								\
 	for (; r + (R) <= rows; r += (R)) {				\
 		size_t c_ = 0;						\
-		if (nt && !(((uintptr_t)(dst + r * (es)) | dld) & ((vb) - 1))) \
+		if (nt && ((vb) == 64 || dld == (vb)) &&		\
+		    !(((uintptr_t)(dst + r * (es)) | dld) & ((vb) - 1)))	\
 			for (; c_ + (n) <= cols; c_ += (n))		\
 				tile_nt(dst + c_ * dld + r * (es), dld,	\
 					src + r * sld + c_ * (es), sld); \
