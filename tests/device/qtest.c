@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -119,11 +120,27 @@ static char *qts_cmd(struct qts *q, const char *fmt, ...)
 	return line + 2;
 }
 
+/*
+ * Where the guest RAM file goes: /dev/shm when it has room for all of it
+ * (containers often give it 64 MiB: touching pages beyond that would kill
+ * QEMU with SIGBUS), else $TMPDIR or /tmp.
+ */
+static const char *qts_ram_dir(uint64_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct statvfs v;
+
+	if (access("/dev/shm", W_OK) == 0 && statvfs("/dev/shm", &v) == 0 &&
+	    (uint64_t)v.f_bavail * v.f_frsize >= size + (64ull << 20))
+		return "/dev/shm";
+	return tmp && *tmp ? tmp : "/tmp";
+}
+
 struct qts *qts_start(uint64_t ram, const char *devices)
 {
 	struct qts *q = calloc(1, sizeof(*q));
 	int to[2], from[2], fd, logfd, argc = 0;
-	const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	const char *dir = qts_ram_dir(ram ? ram : QT_RAM_SIZE);
 	const char *fwargs = getenv("TC_QEMU_ARGS");
 	char *argv[96], memopt[256], machine[64], msize[32], *dev_copy, *fw_copy;
 
