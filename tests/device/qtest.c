@@ -412,6 +412,8 @@ size_t fw_image(uint8_t *buf, size_t cap, enum fw_break how)
 		qt_die("firmware buffer too small");
 	if (how == FW_ONLY_COPY)
 		ops = 1u << DRM_TILECOPY_OP_COPY;
+	if (how == FW_TWO_QUEUES)
+		queues = 2;
 	p += fw_rec(p, TC_FW_REC_NAME, "qtest", 5);
 	if (how != FW_NO_QUEUES)
 		p += fw_rec(p, TC_FW_REC_QUEUES, &queues, 4);

@@ -97,7 +97,7 @@ void tc_qwr(struct tcdev *d, unsigned qi, uint32_t reg, uint32_t val);
 enum fw_break {
 	FW_OK, FW_BAD_MAGIC, FW_BAD_FORMAT, FW_BAD_HEADER_CRC, FW_BAD_PAYLOAD_CRC,
 	FW_TRUNCATED, FW_TRUNCATED_HEADER, FW_BAD_HW, FW_NO_QUEUES, FW_NO_OPS,
-	FW_NO_END, FW_ONLY_COPY,
+	FW_NO_END, FW_ONLY_COPY, FW_TWO_QUEUES,
 };
 uint32_t fw_crc32(uint32_t crc, const void *buf, size_t len);
 /* Build an image into @buf; returns its size. */

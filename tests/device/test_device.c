@@ -432,6 +432,40 @@ START_TEST(test_fw_project_images)
 }
 END_TEST
 
+/* The firmware's QUEUES record: queues beyond it refuse jobs. */
+START_TEST(test_fw_queue_count)
+{
+	struct env e;
+	struct ring r2, r1;
+	struct drm_tilecopy_desc *d;
+	uint8_t img[512];
+	uint64_t dst, gpa;
+	size_t n;
+
+	env_up(&e, NULL, 0);
+	n = fw_image(img, sizeof(img), FW_TWO_QUEUES);
+	ck_assert_uint_eq(tc_boot(&e.d, img, n), TC_FW_STATUS_OK);
+	dst = env_buf(&e, 64, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	d = desc_alloc(e.q, 1, &gpa);
+	memset(d, 0, sizeof(*d));
+	d->op = DRM_TILECOPY_OP_WRITE64;
+	d->elem_size = 8;
+	d->ndims = 1;
+	d->extent[0] = 1;
+	d->dst = dst;
+	d->value = 42;
+	ring_setup(&e.d, 1, &r1, 4);
+	ring_setup(&e.d, 2, &r2, 4);
+	ring_submit(&e.d, 2, &r2, gpa, 1, 0, 7);
+	ck_assert(tc_wait(&e.d, 2, WAIT_MS) & TC_Q_STATUS_HALTED);
+	ck_assert_uint_eq(tc_qrd(&e.d, 2, TC_Q_ERR_CODE), DRM_TILECOPY_STATUS_NO_FIRMWARE);
+	ring_submit(&e.d, 1, &r1, gpa, 1, 0, 8);
+	ck_assert_uint_eq(tc_wait(&e.d, 1, WAIT_MS), 0);
+	ck_assert_uint_eq(*(uint64_t *)va_host(&e, dst), 42);
+	env_down(&e);
+}
+END_TEST
+
 /* ---- jobs --------------------------------------------------------------------------- */
 
 START_TEST(test_job_no_firmware)
@@ -1849,6 +1883,7 @@ static Suite *device_suite(void)
 	ADD("/fw/good", test_fw_good);
 	ADD("/fw/bad-images", test_fw_bad);
 	ADD("/fw/project-images", test_fw_project_images);
+	ADD("/fw/queue-count", test_fw_queue_count);
 	ADD("/job/no-firmware", test_job_no_firmware);
 	ADD("/ring/several-jobs", test_ring_several_jobs);
 	ADD("/copy/elem-sizes", test_copy_elem_sizes);
