@@ -129,12 +129,14 @@ fn(char *dst, size_t dld, const char *src, size_t sld)			\
 
 /*
  * TC_RUNS_VEC - in a runs kernel: runs of 1..4 vectors of @vb bytes, with
- * non-temporal stores when allowed and aligned. Returns when it applies.
+ * non-temporal stores when allowed, aligned, and writing whole lines back
+ * to back (runs end to end, or whole lines each). Returns when it applies.
  */
 #define TC_RUNS_VEC(vb, LD, ST, STREAM)					\
 	if (run % (vb) == 0 && run <= 4 * (vb)) {			\
 		size_t m_ = run / (vb), i_, j_;				\
-		if (nt && !(((uintptr_t)dst | dld) & ((vb) - 1))) {	\
+		if (nt && (dld == run || run % 64 == 0) &&		\
+		    !(((uintptr_t)dst | dld) & ((vb) - 1))) {		\
 			for (i_ = 0; i_ < count; i_++)			\
 				for (j_ = 0; j_ < m_; j_++)		\
 					STREAM(dst + i_ * dld + j_ * (vb), \
