@@ -148,12 +148,23 @@ static const struct drm_ioctl_desc tc_ioctls[] = {
 #undef TC_IOCTL
 };
 
-DEFINE_DRM_ACCEL_FOPS(tc_fops);
+/* DEFINE_DRM_ACCEL_FOPS() plus fdinfo (drm-memory-* keys, as DRM drivers). */
+static const struct file_operations tc_fops = {
+	.owner = THIS_MODULE,
+	DRM_ACCEL_FOPS,
+	.show_fdinfo = drm_show_fdinfo,
+};
+
+static void tc_show_fdinfo(struct drm_printer *p, struct drm_file *file)
+{
+	drm_show_memory_stats(p, file);
+}
 
 static const struct drm_driver tc_drm_driver = {
 	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ,
 	.open = tc_open,
 	.postclose = tc_postclose,
+	.show_fdinfo = tc_show_fdinfo,
 	.gem_create_object = tc_gem_create_object,
 	.gem_prime_import_sg_table = drm_gem_shmem_prime_import_sg_table,
 	.ioctls = tc_ioctls,

@@ -15,6 +15,7 @@
  *   /read-only    a read-only BO is refused as a destination, fine as source
  *   /isolation    a VA that is valid in another file is refused
  *   /sysfs        counters and firmware version in the PCI device's sysfs
+ *   /fdinfo       /proc/self/fdinfo of the file: driver name, BO memory
  *   /no-leak      once every file is closed, no MMU context is left in use
  *                 (debugfs "queues"): jobs and mappings dropped their
  *                 references
@@ -442,6 +443,31 @@ static void test_sysfs(void)
 	close_dev(fd);
 }
 
+static void test_fdinfo(void)
+{
+	int fd = open_dev(0);
+	char path[64], line[256];
+	int driver = 0;
+	long long total = -1;
+	struct bo a;
+	FILE *f;
+
+	CHECK(fd >= 0 && bo_new(fd, 3 << 20, 0, &a) == 0, "BO");
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	CHECK(f, "no %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strcmp(line, "drm-driver:\ttilecopy\n"))
+			driver = 1;
+		if (sscanf(line, "drm-total-memory:\t%lld MiB", &total) == 1)
+			continue;
+	}
+	fclose(f);
+	CHECK(driver, "no drm-driver: tilecopy line");
+	CHECK(total >= 3, "drm-total-memory %lld MiB, a 3 MiB BO is open", total);
+	close_dev(fd);
+}
+
 /* "contexts in use: N of 64" from debugfs, -1 if unreadable. */
 static int contexts_in_use(int n)
 {
@@ -494,6 +520,7 @@ int main(void)
 		{ "/read-only", test_read_only },
 		{ "/isolation", test_isolation },
 		{ "/sysfs", test_sysfs },
+		{ "/fdinfo", test_fdinfo },
 	};
 	unsigned int i;
 	int before;
