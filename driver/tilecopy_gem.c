@@ -98,6 +98,7 @@ static int tc_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 	map->writable = !(bo->flags & DRM_TILECOPY_BO_READ_ONLY);
 	ret = tc_mmu_map(ctx, &map->node, sgt, map->size, map->writable);
 	if (ret) {
+		/* -EINVAL: an imported buffer not made of whole pages */
 		drm_dbg(obj->dev, "cannot map a %zu-byte BO: %d\n", obj->size, ret);
 		kfree(map);
 		goto out_unlock;

@@ -146,7 +146,12 @@ int tc_mmu_map(struct tc_mmu_ctx *ctx, struct drm_mm_node *node,
 		dma_addr_t addr = sg_dma_address(sg);
 		u64 len = sg_dma_len(sg);
 
-		for (; len >= TC_PAGE_SIZE && mapped < size; len -= TC_PAGE_SIZE) {
+		/* An imported buffer may come in pieces the MMU cannot map. */
+		if ((addr | len) & (TC_PAGE_SIZE - 1)) {
+			ret = -EINVAL;
+			goto err_clear;
+		}
+		for (; len && mapped < size; len -= TC_PAGE_SIZE) {
 			__le64 *pte = tc_mmu_pte(ctx, va + mapped, true);
 
 			if (!pte) {
@@ -158,7 +163,7 @@ int tc_mmu_map(struct tc_mmu_ctx *ctx, struct drm_mm_node *node,
 			mapped += TC_PAGE_SIZE;
 		}
 	}
-	if (WARN_ON(mapped != size)) {
+	if (mapped != size) {
 		ret = -EINVAL;
 		goto err_clear;
 	}
