@@ -521,8 +521,15 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 		return -ENOENT;
 	}
 
-	ret = dma_fence_wait_timeout(res->done, true,
-				     tc_wait_jiffies(args->timeout_ns));
+	/*
+	 * Jiffies can lag the clock (a starved, emulated CPU) and a wait may
+	 * end before the deadline: only the deadline itself means -ETIMEDOUT.
+	 */
+	do {
+		ret = dma_fence_wait_timeout(res->done, true,
+					     tc_wait_jiffies(args->timeout_ns));
+	} while (ret == 0 && !dma_fence_is_signaled(res->done) &&
+		 ktime_get_ns() < args->timeout_ns);
 	if (ret == 0 && !dma_fence_is_signaled(res->done)) {
 		args->status = DRM_TILECOPY_STATUS_PENDING;
 		args->err_desc = 0;
