@@ -462,6 +462,14 @@ static int tc_copy_shape(const struct tc_kernels *k, const struct tc_shape *s,
 				.cb = TC_RUNS_COL_BYTES / run ? TC_RUNS_COL_BYTES / run : 1,
 			};
 
+			/*
+			 * Rows whose stride is a multiple of 64 KB (zN columns of
+			 * 4096 rows) share L2 sets: at most 8 of them at once,
+			 * the L2 is 8-way. Measured zN -> RowMajor: 16 streams
+			 * 0.55x memcpy, 8 streams 0.9x.
+			 */
+			if (!(rc.sld & 0xffff) && rc.rb > 8)
+				rc.rb = 8;
 			tc_foreach(s, (1u << a) | (1u << b) | (1u << c), src, dst,
 				   tc_runs2d_point, &rc);
 			return nt;
