@@ -3,14 +3,19 @@
  * pattern.c - shape analysis and loops shared by the SIMD executors.
  *
  * A descriptor is normalised (unit dims dropped, dims whose strides chain
- * merged, strides in bytes) and then run by the first rule that fits:
+ * merged, strides in bytes) and then run by the first rule that fits
+ * (descriptors writing 4 MB or more use non-temporal stores, see
+ * TC_BLOCK_BAND):
  *
  *   contiguous      one run on both sides          -> k->copy (wide, NT)
  *   tiny runs       runs of 2..8 bytes, transposed -> a transpose of
  *                   wider elements
- *   short runs      runs under 256 bytes (RowMajor <-> zN moves 32-byte
- *                   runs) -> k->runs, in destination order
+ *   short runs      runs under 256 bytes, transposed (RowMajor <-> zN
+ *                   moves 32-byte runs) -> k->runs over bands of rows
+ *                   swept across the columns; not transposed -> k->runs
+ *                   along the destination-sequential dim
  *   long runs       a dim contiguous on both sides -> k->copy per run
+ *                   (outer dims of runs and tiles in blocks, source order)
  *   transpose       a dim with dst stride es and one with src stride es
  *                   -> cache blocks of register tiles (k->transpose)
  *   anything else   the descriptor's own loop order, innermost dim
