@@ -107,7 +107,7 @@ static int tc_overlap_brute(const tilecopy_tensor_t *t, int64_t cosize)
 			r /= t->extent[m];
 		}
 		tilecopy_layout_crd2idx(l, crd, &off);
-		hit = seen[off / 8] & (1u << (off % 8));
+		hit = !!(seen[off / 8] & (1u << (off % 8)));
 		seen[off / 8] |= (unsigned char)(1u << (off % 8));
 	}
 	free(seen);

@@ -187,12 +187,16 @@ static void tc_foreach(const struct tc_shape *s, unsigned skip,
 		fn(ctx, src, dst);
 		for (j = 0; j < m; j++) {
 			k = dims[j];
+			/* FILL walks have no source: never offset a NULL
+			 * pointer (undefined even by 0). */
 			if (++idx[k] < s->ext[k]) {
-				src += s->ss[k];
+				if (src)
+					src += s->ss[k];
 				dst += s->ds[k];
 				break;
 			}
-			src -= s->ss[k] * (s->ext[k] - 1);
+			if (src)
+				src -= s->ss[k] * (s->ext[k] - 1);
 			dst -= s->ds[k] * (s->ext[k] - 1);
 			idx[k] = 0;
 		}

@@ -45,16 +45,9 @@ check-fuzz: $(FUZZ_BINS)
 fuzz: $(FUZZ_BINS)
 	FUZZ_DIR=$(FUZZ_DIR) bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_NAMES)
 
-# libuser/cpu/pattern.c:168,172 (tc_foreach) adds 0 to a NULL source pointer
-# for FILL descriptors: UB that UBSan's pointer-overflow check reports,
-# harmless in practice; reported to the owner. Until fixed, that one check
-# is off for that one file (ASan still covers its memory accesses).
-FUZZ_OBJ_FLAGS_pattern := -fno-sanitize=pointer-overflow
-
-# test_plan (the exhaustive pair test, ~50 s natively) would take about half
-# an hour under memcheck; the replayed fuzz corpus covers the same planner
-# and executors. VALGRIND_FULL=1 runs it too.
-VALGRIND_UNIT_BINS := $(if $(VALGRIND_FULL),$(UNIT_BINS),$(filter-out $(BUILD)/tests/test_plan,$(UNIT_BINS)))
+# valgrind.sh sets TC_TEST_QUICK: test_plan then runs one shape and two
+# element sizes of its exhaustive pair test (~25 s under memcheck).
+VALGRIND_UNIT_BINS := $(UNIT_BINS)
 
 check-valgrind: $(UNIT_BINS) $(CLI) $(REPLAY_BINS)
 	timeout 3600 bash tests/reliability/valgrind.sh $(BUILD) $(VALGRIND_UNIT_BINS)
