@@ -71,6 +71,8 @@ struct tc_queue {
  * @busy_ns: time with at least one job on a hardware queue, summed over
  *	queues.
  * @resets: engine resets since probe.
+ * @bos: buffer objects alive (created or imported, with a handle once).
+ * @bo_bytes: bytes of those buffer objects.
  */
 struct tc_stats {
 	atomic64_t jobs_done;
@@ -78,6 +80,8 @@ struct tc_stats {
 	atomic64_t bytes_moved;
 	atomic64_t busy_ns;
 	atomic64_t resets;
+	atomic64_t bos;
+	atomic64_t bo_bytes;
 };
 
 /**

@@ -105,6 +105,14 @@ static int tc_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 	}
 	map->ctx = tc_mmu_ctx_get(ctx);
 	list_add_tail(&map->link, &bo->maps);
+	if (!bo->counted) {
+		struct tc_stats *stats = &to_tc_device(obj->dev)->stats;
+
+		/* Live BOs are counted from their first handle to their free. */
+		bo->counted = true;
+		atomic64_inc(&stats->bos);
+		atomic64_add(obj->size, &stats->bo_bytes);
+	}
 out_unlock:
 	mutex_unlock(&bo->maps_lock);
 	return ret;
@@ -127,6 +135,12 @@ static void tc_gem_free(struct drm_gem_object *obj)
 {
 	struct tc_bo *bo = to_tc_bo(obj);
 
+	if (bo->counted) {
+		struct tc_stats *stats = &to_tc_device(obj->dev)->stats;
+
+		atomic64_dec(&stats->bos);
+		atomic64_sub(obj->size, &stats->bo_bytes);
+	}
 	WARN_ON(!list_empty(&bo->maps));
 	mutex_destroy(&bo->maps_lock);
 	drm_gem_shmem_free(&bo->base);

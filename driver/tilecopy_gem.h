@@ -16,14 +16,16 @@ struct tc_mmu_ctx;
  * struct tc_bo - a buffer object.
  * @base: shmem GEM object.
  * @flags: DRM_TILECOPY_BO_* flags given at creation.
- * @maps_lock: protects @maps.
+ * @maps_lock: protects @maps and @counted.
  * @maps: struct tc_bo_map, one per address space holding a handle.
+ * @counted: in the device's live-BO statistics (from its first handle on).
  */
 struct tc_bo {
 	struct drm_gem_shmem_object base;
 	u32 flags;
-	struct mutex maps_lock;	/* @maps */
+	struct mutex maps_lock;	/* @maps, @counted */
 	struct list_head maps;
+	bool counted;
 };
 
 /**

@@ -89,7 +89,23 @@ static ssize_t fw_name_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(fw_name);
 
+static ssize_t bos_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.bos, buf);
+}
+static DEVICE_ATTR_RO(bos);
+
+static ssize_t bo_bytes_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.bo_bytes, buf);
+}
+static DEVICE_ATTR_RO(bo_bytes);
+
 static struct attribute *tc_sysfs_attrs[] = {
+	&dev_attr_bos.attr,
+	&dev_attr_bo_bytes.attr,
 	&dev_attr_jobs_done.attr,
 	&dev_attr_jobs_failed.attr,
 	&dev_attr_bytes_moved.attr,

@@ -354,6 +354,7 @@ struct snap {
 	long shmem_kb, sunreclaim_kb, memavail_kb;
 	long jobs_done, jobs_failed, resets;
 	long module_refcnt, clients, engine_jobs, dmabufs, gem_objects;
+	long bos, bo_bytes;	/* the driver's own count of live BOs */
 };
 
 static long meminfo(const char *key)
@@ -431,6 +432,11 @@ static void snapshot(struct snap *s)
 	s->jobs_failed = (long)read_ulong(p);
 	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/resets", pci_name);
 	s->resets = (long)read_ulong(p);
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/bos", pci_name);
+	CHECK(access(p, R_OK) == 0, "%s missing", p);
+	s->bos = (long)read_ulong(p);
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/bo_bytes", pci_name);
+	s->bo_bytes = (long)read_ulong(p);
 	s->module_refcnt = (long)read_ulong("/sys/module/tilecopy/refcnt");
 	snprintf(p, sizeof(p), "/sys/kernel/debug/accel/%s/clients", pci_name);
 	s->clients = count_lines(p, NULL, 1);
@@ -442,10 +448,10 @@ static void snapshot(struct snap *s)
 
 static void snap_print(FILE *f, const struct snap *s)
 {
-	fprintf(f, "shmem_kb=%ld sunreclaim_kb=%ld memavail_kb=%ld jobs_done=%ld jobs_failed=%ld resets=%ld module_refcnt=%ld clients=%ld engine_jobs=%ld dmabufs=%ld gem_names=%ld\n",
+	fprintf(f, "shmem_kb=%ld sunreclaim_kb=%ld memavail_kb=%ld jobs_done=%ld jobs_failed=%ld resets=%ld module_refcnt=%ld clients=%ld engine_jobs=%ld dmabufs=%ld gem_names=%ld bos=%ld bo_bytes=%ld\n",
 		s->shmem_kb, s->sunreclaim_kb, s->memavail_kb, s->jobs_done,
 		s->jobs_failed, s->resets, s->module_refcnt, s->clients,
-		s->engine_jobs, s->dmabufs, s->gem_objects);
+		s->engine_jobs, s->dmabufs, s->gem_objects, s->bos, s->bo_bytes);
 }
 
 static void snap_read(const char *path, struct snap *s)
@@ -453,10 +459,11 @@ static void snap_read(const char *path, struct snap *s)
 	FILE *f = fopen(path, "r");
 
 	CHECK(f, "open %s", path);
-	CHECK(fscanf(f, "shmem_kb=%ld sunreclaim_kb=%ld memavail_kb=%ld jobs_done=%ld jobs_failed=%ld resets=%ld module_refcnt=%ld clients=%ld engine_jobs=%ld dmabufs=%ld gem_names=%ld",
+	CHECK(fscanf(f, "shmem_kb=%ld sunreclaim_kb=%ld memavail_kb=%ld jobs_done=%ld jobs_failed=%ld resets=%ld module_refcnt=%ld clients=%ld engine_jobs=%ld dmabufs=%ld gem_names=%ld bos=%ld bo_bytes=%ld",
 		     &s->shmem_kb, &s->sunreclaim_kb, &s->memavail_kb, &s->jobs_done,
 		     &s->jobs_failed, &s->resets, &s->module_refcnt, &s->clients,
-		     &s->engine_jobs, &s->dmabufs, &s->gem_objects) == 11, "parse %s", path);
+		     &s->engine_jobs, &s->dmabufs, &s->gem_objects, &s->bos,
+		     &s->bo_bytes) == 13, "parse %s", path);
 	fclose(f);
 }
 
@@ -475,6 +482,8 @@ static int snap_compare(const struct snap *a, const struct snap *b)
 	SAME(engine_jobs);
 	SAME(dmabufs);
 	SAME(gem_objects);
+	SAME(bos);
+	SAME(bo_bytes);
 #undef SAME
 	if (b->shmem_kb - a->shmem_kb > 2048) {
 		fprintf(stderr, "leak check: Shmem grew by %ld kB\n", b->shmem_kb - a->shmem_kb);
@@ -485,12 +494,13 @@ static int snap_compare(const struct snap *a, const struct snap *b)
 			b->sunreclaim_kb - a->sunreclaim_kb);
 		ok = 0;
 	}
-	printf("RESULT leak-check %s: Shmem %+ld kB, SUnreclaim %+ld kB, MemAvailable %+ld kB, jobs done %+ld, failed %+ld, resets %+ld, clients %ld->%ld, engine jobs %ld->%ld, dma-bufs %ld->%ld, module refcnt %ld->%ld\n",
+	printf("RESULT leak-check %s: Shmem %+ld kB, SUnreclaim %+ld kB, MemAvailable %+ld kB, jobs done %+ld, failed %+ld, resets %+ld, clients %ld->%ld, engine jobs %ld->%ld, dma-bufs %ld->%ld, module refcnt %ld->%ld, BOs %ld->%ld (%ld->%ld bytes)\n",
 	       ok ? "ok" : "FAILED", b->shmem_kb - a->shmem_kb,
 	       b->sunreclaim_kb - a->sunreclaim_kb, b->memavail_kb - a->memavail_kb,
 	       b->jobs_done - a->jobs_done, b->jobs_failed - a->jobs_failed,
 	       b->resets - a->resets, a->clients, b->clients, a->engine_jobs,
-	       b->engine_jobs, a->dmabufs, b->dmabufs, a->module_refcnt, b->module_refcnt);
+	       b->engine_jobs, a->dmabufs, b->dmabufs, a->module_refcnt, b->module_refcnt,
+	       a->bos, b->bos, a->bo_bytes, b->bo_bytes);
 	return ok;
 }
 
