@@ -14,6 +14,8 @@ FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 600
 FUZZ_CHECK_SECONDS ?= 45
 FUZZ_NAMES   := layout tensor plan
+# (defined before any rule lists them: prerequisites expand when read)
+REPLAY_BINS  := $(patsubst %,$(BUILD)/tests/replay_%,$(FUZZ_NAMES))
 FUZZ_BINS    := $(patsubst %,$(FUZZ_DIR)/fuzz_%,$(FUZZ_NAMES))
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-fno-omit-frame-pointer
@@ -54,7 +56,6 @@ check-valgrind: $(UNIT_BINS) $(CLI) $(REPLAY_BINS)
 
 # The fuzz targets as plain programs (gcc, the ordinary static library) that
 # replay a corpus: for valgrind, and for machines without clang.
-REPLAY_BINS := $(patsubst %,$(BUILD)/tests/replay_%,$(FUZZ_NAMES))
 
 $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_common.h $(LIB_A)
 	@mkdir -p $(dir $@)
