@@ -109,16 +109,9 @@ TILECOPY_API tilecopy_status_t tilecopy_convert(tilecopy_device_t *dev,
 
 	if (used_device)
 		*used_device = 0;
-	if (!plan || !dst || (!src && plan->src_bytes))
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "convert: NULL argument");
-	if (src_size < plan->src_bytes)
-		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
-			       "src_size: %zu bytes, the source needs %llu", src_size,
-			       (unsigned long long)plan->src_bytes);
-	if (dst_size < plan->dst_bytes)
-		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
-			       "dst_size: %zu bytes, the destination needs %llu", dst_size,
-			       (unsigned long long)plan->dst_bytes);
+	st = tc_plan_check_buffers(plan, src, src_size, dst, dst_size);
+	if (st)
+		return st;
 	if (!dev || plan->moved_bytes < tilecopy_device_threshold())
 		return tilecopy_plan_execute_cpu(plan, src, src_size, dst, dst_size, NULL);
 	st = tc_convert_device(dev, plan, src, dst);
@@ -197,7 +190,7 @@ TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *
 {
 	struct tc_share sh[16] = { 0 };
 	tilecopy_job_t *jobs[16] = { 0 };
-	tilecopy_bo_t *sbo = NULL, *dbo = NULL;
+	tilecopy_bo_t *sbo, *dbo;
 	tilecopy_status_t st;
 	void *sp, *dp;
 	int i;
@@ -211,21 +204,18 @@ TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *
 		st = tilecopy_convert(devs[0], plan, src, src_size, dst, dst_size, used_devices);
 		return st;
 	}
-	if (!plan || !dst || (!src && plan->src_bytes))
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "convert: NULL argument");
-	if (src_size < plan->src_bytes || dst_size < plan->dst_bytes)
-		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
-			       "%s: buffer smaller than the plan needs",
-			       src_size < plan->src_bytes ? "src_size" : "dst_size");
-	st = tilecopy_bo_create(&sbo, devs[0], plan->src_bytes ? plan->src_bytes : 1, 0);
+	st = tc_plan_check_buffers(plan, src, src_size, dst, dst_size);
+	if (st)
+		return st;
+	/* devs[0]'s staging BOs, shared with the others as dma-bufs */
+	pthread_mutex_lock(&devs[0]->stage_lock);
+	st = tc_stage_get(devs[0], &devs[0]->stage_src, plan->src_bytes, &sp);
 	if (!st)
-		st = tilecopy_bo_create(&dbo, devs[0], plan->dst_bytes ? plan->dst_bytes : 1, 0);
-	if (!st)
-		st = tilecopy_bo_map(sbo, &sp);
-	if (!st)
-		st = tilecopy_bo_map(dbo, &dp);
+		st = tc_stage_get(devs[0], &devs[0]->stage_dst, plan->dst_bytes, &dp);
 	if (st)
 		goto out;
+	sbo = devs[0]->stage_src;
+	dbo = devs[0]->stage_dst;
 	memcpy(sp, src, plan->src_bytes);
 	sh[0].src = sbo;
 	sh[0].dst = dbo;
@@ -243,7 +233,6 @@ out:
 		tilecopy_job_destroy(jobs[i]);
 		tc_share_release(&sh[i]);
 	}
-	tilecopy_bo_free(dbo);
-	tilecopy_bo_free(sbo);
+	pthread_mutex_unlock(&devs[0]->stage_lock);
 	return st ? st : tc_ok();
 }

@@ -98,16 +98,9 @@ TILECOPY_API const char *tilecopy_cpu_name(const char *cpu)
 	return be->name;
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *plan,
-							 const void *src,
-							 size_t src_size,
-							 void *dst,
-							 size_t dst_size,
-							 const char *cpu)
+tilecopy_status_t tc_plan_check_buffers(const struct tilecopy_plan *plan, const void *src,
+			  size_t src_size, const void *dst, size_t dst_size)
 {
-	const struct tc_cpu_backend *be;
-	tilecopy_status_t st;
-
 	if (!plan || (!src && plan->src_bytes) || !dst)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "execute: NULL argument");
 	if (src_size < plan->src_bytes)
@@ -118,6 +111,22 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
 			       "dst_size: %zu bytes, the destination needs %llu",
 			       dst_size, (unsigned long long)plan->dst_bytes);
+	return TILECOPY_SUCCESS;
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *plan,
+							 const void *src,
+							 size_t src_size,
+							 void *dst,
+							 size_t dst_size,
+							 const char *cpu)
+{
+	const struct tc_cpu_backend *be;
+	tilecopy_status_t st;
+
+	st = tc_plan_check_buffers(plan, src, src_size, dst, dst_size);
+	if (st)
+		return st;
 	st = tc_backend(cpu, &be);
 	if (st)
 		return st;

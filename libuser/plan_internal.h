@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "tilecopy/tilecopy.h"
 #include "tilecopy_accel.h"
 
 struct tilecopy_plan {
@@ -14,5 +15,12 @@ struct tilecopy_plan {
 	uint64_t src_bytes, dst_bytes, moved_bytes;
 	int ordered;	/* descriptors must run in order (whole-buffer fill first) */
 };
+
+/*
+ * tc_plan_check_buffers - NULL pointers and buffer sizes against what the
+ * plan reads and writes; every executor (CPU, device) checks through here.
+ */
+tilecopy_status_t tc_plan_check_buffers(const struct tilecopy_plan *plan, const void *src,
+			  size_t src_size, const void *dst, size_t dst_size);
 
 #endif /* TILECOPY_PLAN_INTERNAL_H */
