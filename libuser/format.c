@@ -62,11 +62,6 @@ static tilecopy_status_t tc_make_flat(tilecopy_tensor_t *t, const int64_t *ext,
 	return TILECOPY_SUCCESS;
 }
 
-static int64_t tc_ceil_div(int64_t a, int64_t b)
-{
-	return (a + b - 1) / b;
-}
-
 /*
  * Blocked channel formats: [N, C1, spatial..., x] (nChw16c, NC1HWC0) or,
  * with @cn, [C1, spatial..., N, x] (CHWN4). C is padded to C1 * x.

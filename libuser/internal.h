@@ -30,6 +30,15 @@ static inline int tc_add_ovf(int64_t a, int64_t b, int64_t *r)
 	return __builtin_add_overflow(a, b, r);
 }
 
+/*
+ * tc_ceil_div - ceil(a / b) for a >= 0, b > 0, without the a + b - 1 that
+ * overflows when a is near INT64_MAX.
+ */
+static inline int64_t tc_ceil_div(int64_t a, int64_t b)
+{
+	return a / b + (a % b != 0);
+}
+
 /* tc_shape_str - "8x12" into buf. */
 const char *tc_shape_str(const int64_t *shape, int rank, char *buf, size_t size);
 

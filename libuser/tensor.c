@@ -75,7 +75,7 @@ static int tc_logical_leaves(const tilecopy_tensor_t *t, struct tc_ls *v)
 
 		for (int i = l->mode[m]; i < l->mode[m + 1] && need > below; i++) {
 			int64_t s = l->shape[i];
-			int64_t top = (need + below - 1) / below;
+			int64_t top = tc_ceil_div(need, below);
 
 			if (s > top)
 				s = top;
@@ -84,7 +84,8 @@ static int tc_logical_leaves(const tilecopy_tensor_t *t, struct tc_ls *v)
 				v[n].stride = l->stride[i];
 				n++;
 			}
-			below *= l->shape[i];
+			if (tc_mul_ovf(below, l->shape[i], &below))
+				below = INT64_MAX;	/* covers any extent */
 		}
 	}
 	return n;
