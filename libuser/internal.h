@@ -49,4 +49,31 @@ tilecopy_status_t tc_layout_append_mode(tilecopy_layout_t *l, int n,
 					const int64_t *shape,
 					const int64_t *stride);
 
+/*
+ * tc_format_named - the layout of a named format (format_tag.c): a tag of
+ * oneDNN's grammar (nChw16c, ABcd4b16a4b, OIhw16i16o) or an alias of the
+ * table (NCHW4, NC1HWC0, zN, RowMajor) for logical extents @ext.
+ * @block: NULL, or the block parameters of an alias that has them.
+ */
+tilecopy_status_t tc_format_named(tilecopy_layout_t *l, const char *name,
+				  const int64_t *ext, int rank, size_t esize,
+				  const char *block);
+
+/*
+ * tc_format_tag - the layout of grammar text @text alone (no aliases);
+ * @name is the format's name for messages.
+ */
+tilecopy_status_t tc_format_tag(tilecopy_layout_t *l, const char *name,
+				const char *text, const int64_t *ext, int rank);
+
+/* One line of the alias table (format_tag.c); for tests and docs. */
+struct tc_format_alias {
+	const char *name;	/* '#' matches a number */
+	const char *tag;	/* grammar text; '#', $1 and $2 substituted */
+	const char *block;	/* defaults of $1 ($2), or NULL: no --block */
+	int icase;		/* name matched ignoring case */
+};
+
+const struct tc_format_alias *tc_format_aliases(size_t *n);
+
 #endif /* TILECOPY_INTERNAL_H */

@@ -10,28 +10,30 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 
 #define GRID_MAX 32
 
+/*
+ * Rows and columns of the grid: the first two blocked dims (modes of more
+ * than one leaf: O x I of OIhw16i16o, rows x cols of zN), else the first
+ * blocked one and the last dim (C x W of nChw16c), else dim 1 x the last
+ * (C x W of NCHW) or a matrix's rows x cols.
+ */
 static void grid_axes(const tilecopy_tensor_t *t, int *row, int *col)
 {
-	int rank = t->layout.rank;
-	const char *f = t->format;
-	int matrix = rank == 2 || !strcmp(f, "zN") || !strcmp(f, "zZ") ||
-		     !strcmp(f, "nZ") || !strcmp(f, "nN") ||
-		     !strcasecmp(f, "RowMajor") || !strcasecmp(f, "ColumnMajor") ||
-		     !strcmp(f, "ND");
+	const tilecopy_layout_t *l = &t->layout;
+	int rank = l->rank, blocked[2], n = 0;
 
-	if (matrix || rank < 3) {
-		*row = rank >= 2 ? rank - 2 : -1;
-		*col = rank - 1;
-	} else {
-		*row = 1;		/* C */
-		*col = rank - 1;	/* W */
-	}
+	for (int m = 0; m < rank && n < 2; m++)
+		if (l->mode[m + 1] - l->mode[m] > 1)
+			blocked[n++] = m;
+	*col = n == 2 ? blocked[1] : rank - 1;
+	if (n)
+		*row = blocked[0] == *col ? -1 : blocked[0];
+	else
+		*row = rank >= 3 ? 1 : rank - 2;
 }
 
 void cli_draw(const tilecopy_tensor_t *t, FILE *out);
