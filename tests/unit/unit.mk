@@ -57,3 +57,35 @@ check-asan: $(ASAN_BINS) $(ASAN_CLI)
 		CK_FORK=yes $$t; done
 	ASAN_OPTIONS=detect_leaks=1 bash tests/cli/run.sh $(ASAN_CLI)
 CHECK_TARGETS += check-asan
+
+# Every format tag of the installed oneDNN against tilecopy's grammar
+# (tests/unit/onednn_tags.c): positions of every element, physical sizes,
+# zero-filled padding, and the planner + CPU executors against oneDNN's
+# reorder. The tags come from libdnnl at run time; its aliases (nchw,
+# OIhw16i16o, ...) from its header, extracted here (Debian's libdnnl-dev has
+# no pkg-config file: plain -ldnnl, as bench.mk).
+ONEDNN_TEST    := $(BUILD)/tests/onednn_tags
+ONEDNN_ALIASES := $(BUILD)/tests/onednn/onednn_aliases.h
+
+$(ONEDNN_ALIASES): tests/unit/unit.mk
+	@mkdir -p $(dir $@)
+	echo '#include <oneapi/dnnl/dnnl_types.h>' | $(CC) -E -P -x c - | \
+		awk '/dnnl_format_tag_last,/ { on = 1; next } \
+		on && /}[ \t]*dnnl_format_tag_t;/ { exit } \
+		on && match($$0, /dnnl_[A-Za-z0-9_]+ = /) { \
+			n = substr($$0, RSTART + 5, RLENGTH - 8); \
+			printf "\t{ \"%s\", dnnl_%s },\n", n, n }' > $@.tmp
+	test -s $@.tmp && mv $@.tmp $@
+
+$(ONEDNN_TEST): tests/unit/onednn_tags.c $(ONEDNN_ALIASES) $(LIB_A) tests/unit/tc_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(TOP)/tests/unit -I$(dir $(ONEDNN_ALIASES)) $(CFLAGS) $(WARN) \
+		-std=c11 -D_GNU_SOURCE $(CHECK_CFLAGS) -o $@ $< $(LIB_A) $(CHECK_LIBS) \
+		$(LIB_LDLIBS) -ldnnl
+
+# One OpenMP thread: oneDNN is the reference here, not a contender.
+.PHONY: check-onednn
+check-onednn: $(ONEDNN_TEST)
+	OMP_NUM_THREADS=1 CK_FORK=yes $(ONEDNN_TEST)
+
+CHECK_TARGETS += check-onednn
