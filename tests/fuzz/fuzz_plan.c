@@ -32,14 +32,21 @@
 static const char *const fz_names4[] = {
 	"NCHW", "NHWC", "CHWN", "HWCN", "NCHW4", "NCHW8", "NCHW16", "nChw8c",
 	"nChw16c", "NC1HWC0", "CHWN4", "RowMajor", "ColumnMajor", "WHCN", "NWCH",
+	/* the tag grammar: weights, a dim split twice, odd blocks */
+	"OIhw16i16o", "OIhw4i16o4i", "ABcd4b16a4b", "Acdb48a", "hwio", "aBcd3b",
+	"ABcd2a3b2a",
 };
 static const char *const fz_names5[] = {
 	"NCDHW", "NDHWC", "NCDHW16", "nCdhw16c", "nCdhw8c", "RowMajor", "ColumnMajor",
-	"CDHWN",
+	"CDHWN", "gOIhw16i16o", "gOIhw4o4i", "Acdeb16a", "aBCde2c3b2c",
 };
-static const char *const fz_names3[] = { "NCW", "NWC", "nCw8c", "RowMajor", "ColumnMajor" };
+static const char *const fz_names3[] = {
+	"NCW", "NWC", "nCw8c", "RowMajor", "ColumnMajor", "ABc4a8b8a4b", "Acb3a",
+	"BAc2b3a2b",
+};
 static const char *const fz_names_mat[] = {
-	"RowMajor", "ColumnMajor", "ND", "zN", "zZ", "nZ", "nN",
+	"RowMajor", "ColumnMajor", "ND", "zN", "zZ", "nZ", "nN", "*BA3a5b", "*AB16b16a",
+	"*Ab2a",
 };
 
 struct fz_fmt {
