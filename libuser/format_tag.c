@@ -435,8 +435,8 @@ static int64_t tc_alias_param(const char **s, size_t esize, int dflt)
 
 /* Block parameters: the defaults of @a ("16xC0"), or --block "RxC". */
 static tilecopy_status_t tc_alias_params(const struct tc_format_alias *a,
-					 const char *block, size_t esize,
-					 int64_t *p, int *np)
+					 const char *name, const char *block,
+					 size_t esize, int64_t *p, int *np)
 {
 	const char *s = block ? block : a->block;
 	int want = strchr(a->block, 'x') ? 2 : 1;
@@ -455,14 +455,15 @@ static tilecopy_status_t tc_alias_params(const struct tc_format_alias *a,
 			       "block: '%.64s' is not %s for %s, each in 1..%d",
 			       block ? block : a->block,
 			       want == 2 ? "ROWSxCOLS" : "one number",
-			       a->name, TC_BLOCK_MAX);
+			       name, TC_BLOCK_MAX);
 	return TILECOPY_SUCCESS;
 }
 
-/* The tag text of alias @a: '#' and $1, $2 replaced. */
+/* The tag text of alias @a (matched by @name): '#' and $1, $2 replaced. */
 static tilecopy_status_t tc_alias_expand(const struct tc_format_alias *a,
-					 const char *num, const char *block,
-					 size_t esize, char *out, size_t size)
+					 const char *name, const char *num,
+					 const char *block, size_t esize,
+					 char *out, size_t size)
 {
 	int64_t p[2];
 	int np = 0;
@@ -471,9 +472,9 @@ static tilecopy_status_t tc_alias_expand(const struct tc_format_alias *a,
 
 	if (block && !a->block)
 		return tc_fail(TILECOPY_ERR_BLOCK,
-			       "block: format %s takes no block override", a->name);
+			       "block: format %.64s takes no block override", name);
 	if (a->block) {
-		st = tc_alias_params(a, block, esize, p, &np);
+		st = tc_alias_params(a, name, block, esize, p, &np);
 		if (st)
 			return st;
 	}
@@ -512,7 +513,7 @@ tilecopy_status_t tc_format_named(tilecopy_layout_t *l, const char *name,
 	for (size_t i = 0; i < TC_ARRAY_SIZE(tc_aliases); i++) {
 		if (!tc_alias_match(&tc_aliases[i], name, num, sizeof(num)))
 			continue;
-		st = tc_alias_expand(&tc_aliases[i], num, block, esize, text,
+		st = tc_alias_expand(&tc_aliases[i], name, num, block, esize, text,
 				     sizeof(text));
 		if (st)
 			return st;

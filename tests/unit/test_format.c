@@ -280,7 +280,7 @@ static const struct error_case error_cases[] = {
 	{ "aBcd16b", "2x3x4x5", "4", TILECOPY_ERR_BLOCK,
 	  "block: format aBcd16b takes no block override" },
 	{ "NCHW16", "2x3x4x5", "4", TILECOPY_ERR_BLOCK,
-	  "takes no block override" },
+	  "block: format NCHW16 takes no block override" },
 	{ "NC1HWC0", "2x3x4x5", "4x4", TILECOPY_ERR_BLOCK,
 	  "block: '4x4' is not one number for NC1HWC0" },
 	{ "NC1HWC0", "2x3x4x5", "C0", TILECOPY_ERR_BLOCK,
