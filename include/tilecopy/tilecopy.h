@@ -152,7 +152,14 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_idx2crd(const tilecopy_layout_t *
 /** tilecopy_layout_coalesce - same function, fewest flat modes. */
 TILECOPY_API tilecopy_status_t tilecopy_layout_coalesce(tilecopy_layout_t *out,
 							const tilecopy_layout_t *l);
-/** tilecopy_layout_composition - R(i) = a(b(i)) for i < size(b). */
+/**
+ * tilecopy_layout_composition - R(i) = a(b(i)) for every i < size(b).
+ * CuTe's divisibility is asked for only where b's steps carry from one
+ * leaf of a into the next, so every input CuTe composes correctly is
+ * accepted. b need not be injective; where b's leaves together carry out
+ * of a leaf of a, a(b(i)) is no layout and the call fails with
+ * TILECOPY_ERR_INVALID_ARG: a success is always exact.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_composition(tilecopy_layout_t *out,
 							   const tilecopy_layout_t *a,
 							   const tilecopy_layout_t *b);

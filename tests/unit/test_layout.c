@@ -21,6 +21,16 @@ static int64_t L(const tilecopy_layout_t *l, int64_t i)
 	return off;
 }
 
+static const char *str(const tilecopy_layout_t *l)
+{
+	static char buf[4][256];
+	static int k;
+
+	k = (k + 1) % 4;
+	tilecopy_layout_print(l, buf[k], sizeof(buf[k]));
+	return buf[k];
+}
+
 static void parse(tilecopy_layout_t *l, const char *s)
 {
 	TC_OK(tilecopy_layout_parse(l, s));
@@ -204,6 +214,128 @@ START_TEST(test_composition_examples)
 }
 END_TEST
 
+/*
+ * CuTe's composition of one leaf s:d with a coalesced flat a, as its
+ * layout.hpp defines it for run-time integers (shape_div rounds up, no
+ * divisibility check): the reference "what CuTe accepts and returns".
+ */
+static int cute_div(int64_t a, int64_t b)
+{
+	return (int)((a + b - 1) / b);
+}
+
+static int cute_compose_leaf(const int64_t *as, const int64_t *ad, int an, int64_t s,
+			     int64_t d, int64_t *rs, int64_t *rd, int n)
+{
+	int64_t rest_d = d, rest_s = s, sh1[8], st1[8];
+
+	if (d == 0 || an == 1) {
+		rs[n] = s, rd[n] = d * ad[0];
+		return n + 1;
+	}
+	for (int k = 0; k < an - 1; k++) {
+		sh1[k] = cute_div(as[k], rest_d);
+		rest_d = cute_div(rest_d, as[k]);
+		st1[k] = ad[k] * cute_div(as[k], sh1[k]);
+	}
+	for (int k = 0; k < an - 1; k++) {
+		int64_t m = sh1[k] < rest_s ? sh1[k] : rest_s;
+
+		rest_s = cute_div(rest_s, sh1[k]);
+		if (m > 1)
+			rs[n] = m, rd[n] = st1[k], n++;
+	}
+	rs[n] = rest_s, rd[n] = rest_d * ad[an - 1];
+	return n + 1;
+}
+
+/* Evaluate flat leaves at index i (colex). */
+static int64_t eval_leaves(const int64_t *s, const int64_t *d, int n, int64_t i)
+{
+	int64_t off = 0;
+
+	for (int k = 0; k < n; k++) {
+		off += (i % s[k]) * d[k];
+		i /= s[k];
+	}
+	return off;
+}
+
+START_TEST(test_composition_accepts_what_cute_gets_right)
+{
+	uint64_t seed = 0x5eed;
+	int cute_right = 0, both = 0;
+
+	for (int it = 0; it < 3000; it++) {
+		tilecopy_layout_t a, b, r, ac;
+		int64_t rs[64], rd[64], size_b, size_r = 1;
+		int n = 0, ok = 1;
+
+		random_layout(&a, &seed, it % 3 == 0);
+		random_layout(&b, &seed, it % 3 == 1);
+		/* b must map into a's domain for a(b(i)) to be defined */
+		if (tilecopy_layout_cosize(&b) > tilecopy_layout_size(&a))
+			continue;
+		TC_OK(tilecopy_layout_coalesce(&ac, &a));
+		for (int i = 0; i < b.nleaves; i++)
+			n = cute_compose_leaf(ac.shape, ac.stride, ac.nleaves, b.shape[i],
+					      b.stride[i], rs, rd, n);
+		for (int i = 0; i < n; i++)
+			size_r *= rs[i];
+		size_b = tilecopy_layout_size(&b);
+		if (size_r != size_b)
+			ok = 0;
+		for (int64_t i = 0; ok && i < size_b; i++)
+			ok = eval_leaves(rs, rd, n, i) == L(&a, L(&b, i));
+		if (tilecopy_layout_composition(&r, &a, &b) == TILECOPY_SUCCESS) {
+			/* whatever is accepted is exact */
+			ck_assert_int_eq(tilecopy_layout_size(&r), size_b);
+			for (int64_t i = 0; i < size_b; i++)
+				ck_assert_msg(L(&r, i) == L(&a, L(&b, i)), "it %d i %lld: %s o %s",
+					      it, (long long)i, str(&a), str(&b));
+			both += ok;
+		} else {
+			ck_assert_msg(!ok, "it %d: CuTe gets it right, refused: %s", it,
+				      tilecopy_last_error());
+		}
+		cute_right += ok;
+	}
+	ck_assert_int_gt(cute_right, 400);
+	ck_assert_int_eq(both, cute_right);
+}
+END_TEST
+
+START_TEST(test_composition_issue_cases)
+{
+	tilecopy_layout_t a, b, r;
+
+	/* b's leaf stays inside a's first leaf: no divisibility needed */
+	parse(&a, "(7,4):(1,21)");
+	parse(&b, "4:2");
+	TC_OK(tilecopy_layout_composition(&r, &a, &b));
+	assert_prints(&r, "4:2");
+	/* CuTe's rounding gives 2:4 here; a(5) = 5 */
+	parse(&b, "2:5");
+	TC_OK(tilecopy_layout_composition(&r, &a, &b));
+	assert_prints(&r, "2:5");
+	/* non-injective b whose sum carries: a(b(1,1)) = a(2) = 1, no layout */
+	parse(&a, "(2,2):(10,1)");
+	parse(&b, "(2,2):(1,1)");
+	TC_FAILS(tilecopy_layout_composition(&r, &a, &b), TILECOPY_ERR_INVALID_ARG, "carry");
+	/* non-injective b that never carries is exact: a linear */
+	parse(&a, "16:3");
+	TC_OK(tilecopy_layout_composition(&r, &a, &b));
+	assert_prints(&r, "(2,2):(3,3)");
+	/* two leaves each inside a's leaf, together past it: refused */
+	parse(&a, "(3,2):(1,100)");
+	parse(&b, "(2,2):(1,2)");
+	TC_FAILS(tilecopy_layout_composition(&r, &a, &b), TILECOPY_ERR_INVALID_ARG, "carry");
+	/* a step that crosses a leaf with neither dividing: no layout */
+	parse(&b, "3:2");
+	TC_FAILS(tilecopy_layout_composition(&r, &a, &b), TILECOPY_ERR_INVALID_ARG, "divides");
+}
+END_TEST
+
 START_TEST(test_complement_property)
 {
 	uint64_t seed = 0x777;
@@ -312,6 +444,8 @@ static Suite *layout_suite(void)
 	tcase_add_test(tc, test_coalesce_examples);
 	tcase_add_test(tc, test_composition_property);
 	tcase_add_test(tc, test_composition_examples);
+	tcase_add_test(tc, test_composition_accepts_what_cute_gets_right);
+	tcase_add_test(tc, test_composition_issue_cases);
 	tcase_add_test(tc, test_complement_property);
 	tcase_add_test(tc, test_complement_examples);
 	tcase_add_test(tc, test_right_inverse_property);
