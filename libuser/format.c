@@ -94,7 +94,7 @@ static tilecopy_status_t tc_make_blocked(tilecopy_tensor_t *t,
 	tc_layout_append_mode(l, 2, shape, stride);
 	for (int k = 2; k < rank; k++)
 		tc_layout_append_mode(l, 1, &ext[k], &st[k]);
-	if (tilecopy_layout_cosize(l) < 0)
+	if (tc_layout_cosize(l) < 0)
 		goto ovf;
 	return TILECOPY_SUCCESS;
 ovf:
@@ -250,7 +250,7 @@ static tilecopy_status_t tc_make_strided(tilecopy_tensor_t *t, const char *list,
 			       "format: strided: %d strides for a rank-%d shape",
 			       n, rank);
 	tc_make_flat(t, ext, rank, st);
-	if (tilecopy_layout_cosize(&t->layout) < 0)
+	if (tc_layout_cosize(&t->layout) < 0)
 		return tc_fail(TILECOPY_ERR_OVERFLOW,
 			       "format: strided: physical size overflows 64 bits");
 	return TILECOPY_SUCCESS;
@@ -259,7 +259,7 @@ static tilecopy_status_t tc_make_strided(tilecopy_tensor_t *t, const char *list,
 static tilecopy_status_t tc_make_cute(tilecopy_tensor_t *t, const char *text,
 				      const int64_t *ext, int rank)
 {
-	tilecopy_status_t st = tilecopy_layout_parse(&t->layout, text);
+	tilecopy_status_t st = tc_layout_parse(&t->layout, text);
 
 	if (st)
 		return st;
@@ -268,12 +268,12 @@ static tilecopy_status_t tc_make_cute(tilecopy_tensor_t *t, const char *text,
 			       "format: layout has rank %d, shape has rank %d",
 			       t->layout.rank, rank);
 	for (int m = 0; m < rank; m++)
-		if (tilecopy_layout_mode_size(&t->layout, m) < ext[m])
+		if (tc_layout_mode_size(&t->layout, m) < ext[m])
 			return tc_fail(TILECOPY_ERR_SHAPE_MISMATCH,
 				       "format: layout mode %d has size %lld < shape[%d] = %lld",
-				       m, (long long)tilecopy_layout_mode_size(&t->layout, m),
+				       m, (long long)tc_layout_mode_size(&t->layout, m),
 				       m, (long long)ext[m]);
-	if (tilecopy_layout_cosize(&t->layout) < 0)
+	if (tc_layout_cosize(&t->layout) < 0)
 		return tc_fail(TILECOPY_ERR_OVERFLOW,
 			       "format: layout: physical size overflows 64 bits");
 	return TILECOPY_SUCCESS;
@@ -398,7 +398,7 @@ static tilecopy_status_t tc_make_named(tilecopy_tensor_t *t, const char *fmt,
 		       fmt, rank);
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_tensor_make(tilecopy_tensor_t *out,
+tilecopy_status_t tc_tensor_make(tilecopy_tensor_t *out,
 						    const char *format,
 						    const int64_t *shape,
 						    int rank,
@@ -406,7 +406,7 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_make(tilecopy_tensor_t *out,
 						    const char *block)
 {
 	tilecopy_tensor_t t;
-	size_t esize = tilecopy_dtype_size(dtype);
+	size_t esize = tc_dtype_size(dtype);
 	tilecopy_status_t s;
 
 	if (!out || !format || !shape)
@@ -470,11 +470,11 @@ TILECOPY_API tilecopy_status_t tilecopy_shape_parse(int64_t *shape, int *rank,
 				       "shape: more than %d dimensions", max);
 		shape[n++] = v;
 		p = end;
-		if (*p == 'x' || *p == ',' || *p == 'X')
+		if ((*p == 'x' || *p == ',' || *p == 'X') && p[1])
 			p++;
 		else if (*p)
 			return tc_fail(TILECOPY_ERR_PARSE,
-				       "shape: unexpected '%c' in '%s'", *p, text);
+				       "shape: unexpected '%c' at the end of '%s'", *p, text);
 	}
 	if (!n)
 		return tc_fail(TILECOPY_ERR_PARSE, "shape: empty");

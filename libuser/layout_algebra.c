@@ -70,7 +70,7 @@ static void tc_leaves_to(tilecopy_layout_t *out, const struct tc_leaves *v)
 	tc_layout_init_flat(out, v->n, v->shape, v->stride);
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_coalesce(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_coalesce(tilecopy_layout_t *out,
 							const tilecopy_layout_t *l)
 {
 	struct tc_leaves v;
@@ -186,7 +186,7 @@ indivisible:
 		       (long long)s, (long long)d, (long long)a->shape[k]);
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_composition(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_composition(tilecopy_layout_t *out,
 							   const tilecopy_layout_t *a,
 							   const tilecopy_layout_t *b)
 {
@@ -233,7 +233,7 @@ static int tc_cmp_leaf(const void *x, const void *y)
 	return (a[1] > b[1]) - (a[1] < b[1]);
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_complement(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_complement(tilecopy_layout_t *out,
 							  const tilecopy_layout_t *a,
 							  int64_t cotarget)
 {
@@ -273,7 +273,7 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_complement(tilecopy_layout_t *out
 	return tc_ok();
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_right_inverse(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_right_inverse(tilecopy_layout_t *out,
 							     const tilecopy_layout_t *a)
 {
 	struct tc_leaves v, r = { 0 };
@@ -308,7 +308,7 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_right_inverse(tilecopy_layout_t *
 	return tc_ok();
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_logical_divide(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_logical_divide(tilecopy_layout_t *out,
 							      const tilecopy_layout_t *a,
 							      const tilecopy_layout_t *tiler)
 {
@@ -318,7 +318,7 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_logical_divide(tilecopy_layout_t 
 
 	if (!out || !a || !tiler)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "logical_divide: NULL argument");
-	st = tilecopy_layout_complement(&comp, tiler, tilecopy_layout_size(a));
+	st = tc_layout_complement(&comp, tiler, tc_layout_size(a));
 	if (st)
 		return st;
 	/* b = (tiler, complement): mode 0 the tile, mode 1 the rest. */
@@ -329,5 +329,5 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_logical_divide(tilecopy_layout_t 
 		st = tc_layout_append_mode(&b, comp.nleaves, comp.shape, comp.stride);
 	if (st)
 		return st;
-	return tilecopy_layout_composition(out, a, &b);
+	return tc_layout_composition(out, a, &b);
 }
