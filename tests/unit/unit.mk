@@ -26,8 +26,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/tc_test.h
 		$(CHECK_CFLAGS) $(OBJ_FLAGS_$*) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(CHECK_LIBS) -lm
 
 .PHONY: check-unit check-cli
-check-unit: $(UNIT_BINS) $(CLI)
+check-unit: $(UNIT_BINS) $(CLI) $(LIB_SO)
 	@set -e; for t in $(UNIT_BINS); do echo "--- $$t"; CK_FORK=yes $$t; done
+	/usr/bin/python3 tests/unit/numpy_views.py $(BUILD)/lib
 
 check-cli: $(CLI)
 	bash tests/cli/run.sh $(CLI)
