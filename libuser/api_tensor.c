@@ -18,7 +18,8 @@ tilecopy_status_t tc_tensor_arg(const tilecopy_tensor_t *t, const char *what)
 	if (t->magic != TC_MAGIC_TENSOR)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "%s: not a tensor handle (destroyed, or another object)", what);
-	return TILECOPY_SUCCESS;
+	/* cheap (a few dozen fields): no getter walks a damaged tensor */
+	return tc_tensor_check(t, what);
 }
 
 /* Check @v whole, then hand out a heap copy as a new handle. */

@@ -207,6 +207,10 @@ TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *
 		*used_devices = 0;
 	if (!devs || ndev < 1 || ndev > 16)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "ndev: %d outside 1..16", ndev);
+	for (i = 1; i < ndev; i++)	/* devs[0] NULL is the CPU path */
+		if (!devs[i] || devs[i] == devs[0])
+			return tc_fail(TILECOPY_ERR_INVALID_ARG, "devs[%d]: %s", i,
+				       devs[i] ? "the same device as devs[0]" : "NULL");
 	if (ndev == 1 || (plan && plan->ordered)) {
 		/* one device: an ordered plan cannot be cut across engines */
 		st = tilecopy_convert(devs[0], plan, src, src_size, dst, dst_size, used_devices);

@@ -138,12 +138,16 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* A "converting ... N s" line on a terminal's stderr after 2 s. */
+/*
+ * A "converting ... N s" line on a terminal's stderr after 2 s
+ * ($TILECOPY_PROGRESS_MS), refreshed every second, closed by "converted".
+ */
 struct progress {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int done, running, shown;
+	long after_ms;
 	uint64_t bytes;
 	double t0;
 };
@@ -155,7 +159,14 @@ static void *progress_main(void *arg)
 
 	pthread_mutex_lock(&p->lock);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 2;
+	ts.tv_sec += p->after_ms / 1000;
+	ts.tv_nsec += (p->after_ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+	if (!p->after_ms) {		/* TILECOPY_PROGRESS_MS=0: at once */
+		fprintf(stderr, "tilecopy: converting %.1f MB...", p->bytes / 1e6);
+		p->shown = 1;
+	}
 	while (!p->done) {
 		if (pthread_cond_timedwait(&p->cond, &p->lock, &ts) == ETIMEDOUT) {
 			fprintf(stderr, "\rtilecopy: converting %.1f MB... %.0f s", p->bytes / 1e6,
@@ -176,6 +187,10 @@ static void progress_start(struct progress *p, uint64_t bytes)
 	memset(p, 0, sizeof(*p));
 	p->bytes = bytes;
 	p->t0 = now_s();
+	/* $TILECOPY_PROGRESS_MS: after how long (default 2 s) */
+	p->after_ms = getenv("TILECOPY_PROGRESS_MS") ? atol(getenv("TILECOPY_PROGRESS_MS")) : 2000;
+	if (p->after_ms < 0)
+		p->after_ms = 2000;
 	if (!isatty(STDERR_FILENO))
 		return;
 	pthread_mutex_init(&p->lock, NULL);

@@ -32,6 +32,8 @@ static const struct {
 	  "    --device cpu|auto|PATH|INDEX  engine(s) or the CPU (default $TILECOPY_DEVICE, cpu)\n"
 	  "    --cpu NAME         CPU executor: scalar sse2 avx2 avx512 neon\n"
 	  "    -v                 executor or engine, descriptors, time and GB/s on stderr\n"
+	  "    a progress line goes to stderr when it is a terminal and the conversion\n"
+	  "    takes over 2 s ($TILECOPY_PROGRESS_MS)\n"
 	  "    OUT: a symlink, device or hard-linked file is written through, never replaced;\n"
 	  "    a regular file is replaced whole keeping its mode; a new file gets 0666 & ~umask\n" },
 	{ "info", cmd_info, "info\n    engines found, or that the CPU path is used\n" },

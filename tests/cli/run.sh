@@ -197,6 +197,18 @@ $T convert --shape 8x9 --dtype u8 --from RowMajor --to zN --to-block 65536x2048 
 expect growth/exit 1 $?
 grep -q "allow-growth" "$tmp/err" && ok growth/message || bad growth/message "$(cat "$tmp/err")"
 [ ! -e "$tmp/huge" ] && ok growth/nothing-written || bad growth/nothing-written
+# progress: on a terminal's stderr only (TILECOPY_PROGRESS_MS=0: at once,
+# so the verdict does not depend on how long the conversion takes)
+TILECOPY_PROGRESS_MS=0 $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC \
+	"$tmp/in2" "$tmp/o10" 2>"$tmp/err"
+grep -q converting "$tmp/err" && bad progress/not-a-tty "$(cat "$tmp/err")" || ok progress/not-a-tty
+if command -v script >/dev/null; then
+	TILECOPY_PROGRESS_MS=0 script -qec "$T convert --shape 2x3x4x5 --dtype f16 --from NCHW \
+		--to NHWC $tmp/in2 $tmp/o11" /dev/null > "$tmp/tty" 2>&1
+	grep -q "converting 0.0 MB" "$tmp/tty" && grep -q "converted 0.0 MB in" "$tmp/tty" &&
+		ok progress/tty || bad progress/tty "$(cat "$tmp/tty")"
+	cmp -s "$tmp/o2" "$tmp/o11" && ok progress/tty-output || bad progress/tty-output
+fi
 # --physical-shape: the shape in --from's order (NHWC: N,H,W,C)
 $T convert --shape 2x4x5x3 --physical-shape --dtype f16 --from NHWC --to NCHW "$tmp/o2" "$tmp/o9"
 cmp -s "$tmp/in2" "$tmp/o9" && ok convert/physical-shape || bad convert/physical-shape

@@ -2,7 +2,12 @@
 # white-box (tc_test.h includes libuser/internal.h), so they link the
 # core's objects, whose internal symbols the archive hides.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+ifneq ($(WITH_DEVICE),1)
+UNIT_SRCS := $(filter-out tests/unit/test_device_api.c,$(UNIT_SRCS))
+endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
+# test_device_api also takes the device library's objects
+UNIT_LINK_test_device_api := $(DEV_OBJS) $(DEV_SYSLIBS)
 ifeq ($(CROSS),)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
@@ -20,10 +25,12 @@ $(BUILD)/include/check/check.h:
 	ln -sf /usr/include/check.h /usr/include/check_stdint.h $(dir $@)
 endif
 
+$(BUILD)/tests/test_device_api: $(DEV_OBJS)
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/tc_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_STATIC) $(CPPFLAGS) -I$(TOP)/tests/unit $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE \
-		$(CHECK_CFLAGS) $(OBJ_FLAGS_$*) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(CHECK_LIBS) -lm
+		$(CHECK_CFLAGS) $(OBJ_FLAGS_$*) $(LDFLAGS) -o $@ $< $(UNIT_LINK_$*) $(LIB_OBJS) \
+		$(CHECK_LIBS) -lm
 
 .PHONY: check-unit check-cli
 check-unit: $(UNIT_BINS) $(CLI) $(LIB_SO)
@@ -78,7 +85,7 @@ $(ASAN_LIB): $(ASAN_OBJS) $(ASAN_DEV_OBJS)
 $(ASAN_DIR)/tests/%: tests/unit/%.c $(ASAN_LIB) tests/unit/tc_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(TOP)/tests/unit -O1 -g $(WARN) -std=c11 -D_GNU_SOURCE $(ASAN_FLAGS) \
-		$(CHECK_CFLAGS) -o $@ $< $(ASAN_LIB) $(CHECK_LIBS) -lm
+		$(CHECK_CFLAGS) -o $@ $< $(ASAN_LIB) $(CHECK_LIBS) $(DEV_SYSLIBS) -lm
 
 $(ASAN_CLI): $(patsubst %.c,$(ASAN_DIR)/obj/%.o,$(CLI_SRCS)) $(ASAN_LIB)
 	@mkdir -p $(dir $@)
