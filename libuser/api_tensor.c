@@ -313,11 +313,12 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_byte_offset(const tilecopy_tensor
 TILECOPY_API tilecopy_status_t tilecopy_tensor_strides(const tilecopy_tensor_t *t,
 						       int64_t *strides, int count)
 {
-	const tilecopy_layout_t *l = &t->layout;
+	const tilecopy_layout_t *l;
 
 	TC_GET(t, strides);
 	if (tc_count(t, count))
 		return TILECOPY_ERR_BUFFER_TOO_SMALL;
+	l = &t->layout;
 	for (int m = 0; m < l->rank; m++) {
 		int64_t s = 0, below = 1;
 		int n = 0;

@@ -14,6 +14,16 @@
  * Devices are found with libudev (accel devices bound to the "tilecopy"
  * driver), never by a fixed path. Every call returns a tilecopy_status_t;
  * tilecopy_last_error() says which device, which field, and why.
+ *
+ * This is libtilecopy-device (pkg-config tilecopy-device): libdrm, libudev
+ * and the core library. NULL: as in tilecopy.h, a NULL device, BO, job or
+ * output pointer is TILECOPY_ERR_INVALID_ARG and _close/_free/_destroy(NULL)
+ * do nothing. Threads: a device may be shared by threads (tilecopy_convert
+ * serialises on the device's staging buffers); a BO or job must not be
+ * freed while another thread uses it. Lifetimes: a plan may be destroyed
+ * once tilecopy_job_submit returns; a BO must outlive the jobs that use it
+ * (tilecopy_job_destroy waits for a running job); a device must outlive its
+ * BOs and jobs.
  */
 #ifndef TILECOPY_DEVICE_H
 #define TILECOPY_DEVICE_H
