@@ -53,6 +53,7 @@ static int *cli_flag(struct cli_opts *o, const char *a)
 		{ "--allow-larger-input", offsetof(struct cli_opts, allow_larger) },
 		{ "--allow-growth", offsetof(struct cli_opts, allow_growth) },
 		{ "--physical-shape", offsetof(struct cli_opts, physical) },
+		{ "--version", offsetof(struct cli_opts, version) },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)

@@ -17,6 +17,7 @@ struct cli_opts {
 	int json;
 	int verbose;
 	int help;
+	int version;			/* --version: print it, exit 0 */
 	int reinterpret;		/* --reinterpret */
 	int allow_larger;		/* --allow-larger-input */
 	int allow_growth;		/* --allow-growth */
@@ -38,6 +39,8 @@ tilecopy_tensor_t *cli_tensor(const struct cli_opts *o, const char *fmt,
 int cli_plan(const struct cli_opts *o, tilecopy_plan_t **plan);
 /* Print "tilecopy: <what>: <status>: <message>" and return 1. */
 int cli_error(const char *what, tilecopy_status_t st);
+/* "tilecopy 1.0.0 (libtilecopy 1.0.0)" on stdout; returns 0. */
+int cli_version(void);
 /* Usage of a command to @f; the exit status for "usage error" (2) or 0. */
 int cli_usage(const char *cmd, FILE *f, int status);
 void cli_draw(const tilecopy_tensor_t *t, FILE *out);

@@ -12,6 +12,8 @@ int cmd_bench(int argc, char **argv)
 {
 	if (argc && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")))
 		return cli_usage("bench", stdout, 0);
+	if (argc && !strcmp(argv[0], "--version"))
+		return cli_version();
 	return tc_bench_run(argc, argv);
 }
 #else
@@ -19,6 +21,8 @@ int cmd_bench(int argc, char **argv)
 {
 	if (argc && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")))
 		return cli_usage("bench", stdout, 0);
+	if (argc && !strcmp(argv[0], "--version"))
+		return cli_version();
 	fprintf(stderr, "tilecopy: bench: this build has no benchmark (bench/ not built)\n");
 	return 1;
 }

@@ -343,6 +343,8 @@ int cmd_convert(int argc, char **argv)
 		return cli_usage("convert", stderr, 2);
 	if (o.help)
 		return cli_usage("convert", stdout, 0);
+	if (o.version)
+		return cli_version();
 	if (!o.from || !o.to || o.nargs != 2)
 		return cli_usage("convert", stderr, 2);
 	if (cli_plan(&o, &plan))

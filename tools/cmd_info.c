@@ -44,6 +44,8 @@ int cmd_info(int argc, char **argv)
 		return cli_usage("info", stderr, 2);
 	if (o.help)
 		return cli_usage("info", stdout, 0);
+	if (o.version)
+		return cli_version();
 	if (o.nargs)
 		return cli_usage("info", stderr, 2);
 	if (tilecopy_cpu_name(NULL, &cpu))

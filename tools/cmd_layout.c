@@ -83,6 +83,8 @@ int cmd_layout(int argc, char **argv)
 		return cli_usage("layout", stderr, 2);
 	if (o.help)
 		return cli_usage("layout", stdout, 0);
+	if (o.version)
+		return cli_version();
 	if (o.nargs != 1)
 		return cli_usage("layout", stderr, 2);
 	t = cli_tensor(&o, o.args[0], NULL, o.block);

@@ -18,6 +18,8 @@ int cmd_plan(int argc, char **argv)
 		return cli_usage("plan", stderr, 2);
 	if (o.help)
 		return cli_usage("plan", stdout, 0);
+	if (o.version)
+		return cli_version();
 	if (!o.from || !o.to || o.nargs)
 		return cli_usage("plan", stderr, 2);
 	if (cli_plan(&o, &plan))

@@ -62,9 +62,16 @@ int cli_usage(const char *cmd, FILE *f, int status)
 	return status;
 }
 
+int cli_version(void)
+{
+	printf("tilecopy %d.%d.%d (libtilecopy %s)\n", TILECOPY_VERSION_MAJOR,
+	       TILECOPY_VERSION_MINOR, TILECOPY_VERSION_PATCH, tilecopy_version_string());
+	return 0;
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tilecopy COMMAND [options]     (tilecopy COMMAND --help: its options)\n");
+	fprintf(f, "usage: tilecopy COMMAND [options]     (COMMAND --help: its options; --version)\n");
 	for (size_t i = 0; i < NCMDS; i++)
 		fprintf(f, "  %s", cmds[i].usage);
 	fprintf(f, "  --version\n%s", tail);
@@ -76,11 +83,8 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("tilecopy %d.%d.%d (libtilecopy %s)\n", TILECOPY_VERSION_MAJOR,
-		       TILECOPY_VERSION_MINOR, TILECOPY_VERSION_PATCH, tilecopy_version_string());
-		return 0;
-	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version"))
+		return cli_version();
 	for (size_t i = 0; i < NCMDS; i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 2, argv + 2);

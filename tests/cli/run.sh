@@ -132,6 +132,7 @@ for c in layout plan convert info bench; do
 	$T $c --help >"$tmp/help" 2>&1
 	expect "help/$c/exit" 0 $?
 	grep -q "usage: tilecopy $c" "$tmp/help" && ok "help/$c/text" || bad "help/$c/text"
+	$T $c --version | grep -q "^tilecopy [0-9]" && ok "version/$c" || bad "version/$c"
 done
 $T --version | grep -q "^tilecopy [0-9]*\.[0-9]*\.[0-9]* (libtilecopy" && ok version || bad version
 $T convert --help | grep -q -- "--from-block" && ok help/convert/from-block || bad help/convert/from-block
