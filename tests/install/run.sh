@@ -89,6 +89,12 @@ cc -std=c11 -Wall -Werror $(pkg-config --cflags tilecopy-device) examples/device
 	ok examples/device_info/build || bad examples/device_info/build "$(cat "$tmp/err")"
 LD_LIBRARY_PATH=$P/lib "$tmp/device_info" >"$tmp/out" 2>&1 &&
 	ok "examples/device_info/run: $(tail -1 "$tmp/out")" || bad examples/device_info/run "$(cat "$tmp/out")"
+# the headers as C++ and as strict C99
+printf '#include <tilecopy/tilecopy.h>\n#include <tilecopy/dlpack.h>\n#include <tilecopy/device.h>\nint main(void) { return tilecopy_version() == 0; }\n' > "$tmp/h.c"
+c++ -x c++ -Wall -Werror $(pkg-config --cflags tilecopy-device) "$tmp/h.c" -o "$tmp/hpp" \
+	$(pkg-config --libs tilecopy-device) 2>"$tmp/err" && ok headers/c++ || bad headers/c++ "$(cat "$tmp/err")"
+cc -std=c99 -pedantic -Wall -Werror $(pkg-config --cflags tilecopy-device) -c "$tmp/h.c" -o "$tmp/h.o" \
+	2>"$tmp/err" && ok headers/c99-pedantic || bad headers/c99-pedantic "$(cat "$tmp/err")"
 # a program of the core alone does not pull in libdrm or libudev
 if LD_LIBRARY_PATH=$P/lib ldd "$tmp/convert" | grep -q -E 'libdrm|libudev'; then
 	bad examples/convert/no-device-libs

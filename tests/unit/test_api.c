@@ -5,6 +5,7 @@
  * and from DLPack, the physical-order option, in-place conversions, dtype
  * checks, plans of hand-damaged tensors.
  */
+#include <pthread.h>
 #include <stdio.h>
 
 #include "tc_test.h"
@@ -461,6 +462,73 @@ START_TEST(test_dlpack_roundtrip)
 }
 END_TEST
 
+/*
+ * Handles shared by threads: each thread plans from the same tensors and
+ * runs the same plan on its own buffers, and half of them make calls fail
+ * in between: results and per-thread messages must not mix.
+ */
+struct thr {
+	const tilecopy_tensor_t *a, *b;
+	const tilecopy_plan_t *plan;
+	int id, bad;
+};
+
+static void *thr_main(void *arg)
+{
+	struct thr *t = arg;
+	int32_t in[6 * 7], out[6 * 7];
+
+	for (int it = 0; it < 200 && !t->bad; it++) {
+		tilecopy_plan_t *p = NULL;
+		tilecopy_tensor_t *x = NULL;
+		int64_t bogus = -1;
+
+		for (int i = 0; i < 42; i++)
+			in[i] = t->id * 1000 + i;
+		if (tilecopy_plan_create(&p, t->a, t->b, 0) ||
+		    tilecopy_plan_execute_cpu(t->plan, in, sizeof(in), out, sizeof(out), NULL))
+			t->bad = 1;
+		if (tilecopy_last_error()[0])		/* success clears it */
+			t->bad = 2;
+		if (t->id & 1) {
+			if (tilecopy_tensor_create(&x, "NCHW", &bogus, 1, TILECOPY_DT_I32, NULL, 0) !=
+			    TILECOPY_ERR_SHAPE_MISMATCH || !strstr(tilecopy_last_error(), "-1"))
+				t->bad = 3;
+		}
+		for (int r = 0; r < 6 && !t->bad; r++)
+			for (int c = 0; c < 7; c++)
+				if (out[c * 6 + r] != in[r * 7 + c])
+					t->bad = 4;
+		tilecopy_plan_destroy(p);
+	}
+	return NULL;
+}
+
+START_TEST(test_threads_share_handles)
+{
+	int64_t shape[2] = { 6, 7 };
+	tilecopy_tensor_t *a, *b;
+	tilecopy_plan_t *p;
+	pthread_t th[4];
+	struct thr t[4];
+
+	TC_OK(tilecopy_tensor_create(&a, "RowMajor", shape, 2, TILECOPY_DT_I32, NULL, 0));
+	TC_OK(tilecopy_tensor_create(&b, "ColumnMajor", shape, 2, TILECOPY_DT_I32, NULL, 0));
+	TC_OK(tilecopy_plan_create(&p, a, b, 0));
+	for (int i = 0; i < 4; i++) {
+		t[i] = (struct thr){ .a = a, .b = b, .plan = p, .id = i };
+		ck_assert_int_eq(pthread_create(&th[i], NULL, thr_main, &t[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_msg(!t[i].bad, "thread %d: failure %d", i, t[i].bad);
+	}
+	tilecopy_plan_destroy(p);
+	tilecopy_tensor_destroy(a);
+	tilecopy_tensor_destroy(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api");
@@ -478,6 +546,7 @@ int main(void)
 	tcase_add_test(tc, test_from_layout);
 	tcase_add_test(tc, test_physical_shape);
 	tcase_add_test(tc, test_dlpack_roundtrip);
+	tcase_add_test(tc, test_threads_share_handles);
 	suite_add_tcase(s, tc);
 	return tc_run_suite(s);
 }
