@@ -259,11 +259,45 @@ static int run_onednn(void *ctx)
 		}							\
 	} while (0)
 
+/* Shims over the 1.0 API, whose getters return a status. */
+static const struct drm_tilecopy_desc *plan_descs(const tilecopy_plan_t *p, size_t *n)
+{
+	const struct drm_tilecopy_desc *d = NULL;
+
+	*n = 0;
+	tilecopy_plan_descs(p, &d, n);
+	return d;
+}
+
+static uint64_t plan_bytes(tilecopy_status_t (*get)(const tilecopy_plan_t *, uint64_t *),
+			   const tilecopy_plan_t *p)
+{
+	uint64_t b = 0;
+
+	get(p, &b);
+	return b;
+}
+
+static const char *dtype_name(tilecopy_dtype_t dt)
+{
+	const char *name = "?";
+
+	tilecopy_dtype_name(dt, &name);
+	return name;
+}
+
+static const char *cpu_name(const char *cpu)
+{
+	const char *name = NULL;
+
+	return tilecopy_cpu_name(cpu, &name) ? NULL : name;
+}
+
 static int run_naive(void *ctx)
 {
 	struct bench_run *r = ctx;
 	size_t n, j;
-	const struct drm_tilecopy_desc *descs = tilecopy_plan_descs(r->plan, &n);
+	const struct drm_tilecopy_desc *descs = plan_descs(r->plan, &n);
 	const unsigned char *src = r->src;
 	unsigned char *dst = r->dst;
 
@@ -311,10 +345,11 @@ static int onednn_setup(struct bench_run *r, const struct bench_case *c,
 	dnnl_memory_desc_t ms, md;
 	dnnl_primitive_desc_t pd;
 	dnnl_dims_t dims, ss, ds;
-	size_t es = tilecopy_dtype_size(c->dt), n;
-	const struct drm_tilecopy_desc *d = tilecopy_plan_descs(r->plan, &n);
+	size_t es = 0, n;
+	const struct drm_tilecopy_desc *d = plan_descs(r->plan, &n);
 	int nd;
 
+	tilecopy_dtype_size(c->dt, &es);
 	*how = NULL;
 	if (es == 8)
 		return -1;
@@ -395,7 +430,7 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 		     struct bench_result *res)
 {
 	static const char *const cpus[] = { "scalar", "sse2", "avx2", "avx512", "neon" };
-	tilecopy_tensor_t ts, td;
+	tilecopy_tensor_t *ts = NULL, *td = NULL;
 	tilecopy_plan_t *plan = NULL;
 	struct bench_run r = { .cpu = o->cpu, .threads = o->threads, .stream = stream };
 	unsigned char *check = NULL;
@@ -403,19 +438,23 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 
 	memset(res, 0, sizeof(*res));
 	res->tc = res->mc = res->dn = res->nv = -1;
-	if (tilecopy_tensor_make(&ts, c->from, c->shape, c->rank, c->dt, NULL) ||
-	    tilecopy_tensor_make(&td, c->to, c->shape, c->rank, c->dt, NULL) ||
-	    tilecopy_plan_create(&plan, &ts, &td)) {
+	if (tilecopy_tensor_create(&ts, c->from, c->shape, c->rank, c->dt, NULL, 0) ||
+	    tilecopy_tensor_create(&td, c->to, c->shape, c->rank, c->dt, NULL, 0) ||
+	    tilecopy_plan_create(&plan, ts, td, 0)) {
 		fprintf(stderr, "bench: %s: %s\n", c->name, tilecopy_last_error());
+		tilecopy_tensor_destroy(ts);
+		tilecopy_tensor_destroy(td);
 		return -1;
 	}
+	tilecopy_tensor_destroy(ts);
+	tilecopy_tensor_destroy(td);
 	r.plan = plan;
-	r.src_bytes = tilecopy_plan_src_bytes(plan);
-	r.dst_bytes = tilecopy_plan_dst_bytes(plan);
+	r.src_bytes = plan_bytes(tilecopy_plan_src_bytes, plan);
+	r.dst_bytes = plan_bytes(tilecopy_plan_dst_bytes, plan);
 	res->bytes = r.src_bytes;
-	res->moved = tilecopy_plan_moved_bytes(plan);
-	tilecopy_plan_descs(plan, &res->descs);
-	res->cpu = tilecopy_cpu_name(o->cpu);
+	res->moved = plan_bytes(tilecopy_plan_moved_bytes, plan);
+	plan_descs(plan, &res->descs);
+	res->cpu = cpu_name(o->cpu);
 	if (!res->cpu) {
 		fprintf(stderr, "bench: %s\n", tilecopy_last_error());
 		goto out;
@@ -442,7 +481,7 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 		con[n++] = (struct contender){ .name = "tilecopy", .fn = run_tilecopy, .ctx = &r, .verify = 1 };
 		ncpu0 = n;
 		for (size_t i = 0; o->all_cpus && i < sizeof(cpus) / sizeof(cpus[0]); i++) {
-			if (!tilecopy_cpu_name(cpus[i]))
+			if (!cpu_name(cpus[i]))
 				continue;
 			runs[res->ncpus] = r;
 			runs[res->ncpus].cpu = cpus[i];
@@ -522,7 +561,7 @@ static void print_json(const struct bench_case *c, const struct bench_result *r,
 	printf("{\"case\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"dtype\": \"%s\", "
 	       "\"bytes\": %llu, \"moved_bytes\": %llu, \"threads\": %d, \"cpu\": \"%s\", "
 	       "\"tilecopy_gbps\": ",
-	       c->name, c->from, c->to, tilecopy_dtype_name(c->dt),
+	       c->name, c->from, c->to, dtype_name(c->dt),
 	       (unsigned long long)r->bytes, (unsigned long long)r->moved,
 	       o->threads, r->cpu);
 	print_num(r->tc);
@@ -646,7 +685,7 @@ int tc_bench_run(int argc, char **argv)
 	}
 	if (o.threads < 1 || o.threads > 64 || o.reps < 1)
 		return usage();
-	if (!tilecopy_cpu_name(o.cpu)) {
+	if (!cpu_name(o.cpu)) {
 		fprintf(stderr, "bench: %s\n", tilecopy_last_error());
 		return 2;
 	}
@@ -668,7 +707,7 @@ int tc_bench_run(int argc, char **argv)
 		printf("%-18s %8s %5s %9s %8s %7s %8s %7s %8s   (GB/s = read + write; %d thread%s, best of %d; executor %s)\n",
 		       "case", "MB", "descs", "tilecopy", "memcpy", "x mcpy", "oneDNN",
 		       "x dnnl", "naive", o.threads, o.threads > 1 ? "s" : "", o.reps,
-		       tilecopy_cpu_name(o.cpu));
+		       cpu_name(o.cpu));
 	if (o.from || o.to || o.shape || o.dtype) {
 		if (!o.from || !o.to || !o.shape ||
 		    tilecopy_shape_parse(custom.shape, &custom.rank, 4, o.shape) ||

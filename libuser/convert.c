@@ -31,7 +31,7 @@
  */
 #define TC_DEFAULT_THRESHOLD (64ull << 20)
 
-TILECOPY_API uint64_t tilecopy_device_threshold(void)
+static uint64_t tc_threshold(void)
 {
 	const char *e = getenv("TILECOPY_DEVICE_THRESHOLD");
 	char *end;
@@ -41,6 +41,14 @@ TILECOPY_API uint64_t tilecopy_device_threshold(void)
 		return TC_DEFAULT_THRESHOLD;
 	v = strtoull(e, &end, 10);
 	return *end ? TC_DEFAULT_THRESHOLD : v;
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_device_threshold(uint64_t *bytes)
+{
+	if (!bytes)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bytes: NULL");
+	*bytes = tc_threshold();
+	return tc_ok();
 }
 
 void tc_stage_free(tilecopy_device_t *dev)
@@ -112,7 +120,7 @@ TILECOPY_API tilecopy_status_t tilecopy_convert(tilecopy_device_t *dev,
 	st = tc_plan_check_buffers(plan, src, src_size, dst, dst_size);
 	if (st)
 		return st;
-	if (!dev || plan->moved_bytes < tilecopy_device_threshold())
+	if (!dev || plan->moved_bytes < tc_threshold())
 		return tilecopy_plan_execute_cpu(plan, src, src_size, dst, dst_size, NULL);
 	st = tc_convert_device(dev, plan, src, dst);
 	if (!st && used_device)
@@ -199,6 +207,10 @@ TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *
 		*used_devices = 0;
 	if (!devs || ndev < 1 || ndev > 16)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "ndev: %d outside 1..16", ndev);
+	for (i = 1; i < ndev; i++)	/* devs[0] NULL is the CPU path */
+		if (!devs[i] || devs[i] == devs[0])
+			return tc_fail(TILECOPY_ERR_INVALID_ARG, "devs[%d]: %s", i,
+				       devs[i] ? "the same device as devs[0]" : "NULL");
 	if (ndev == 1 || (plan && plan->ordered)) {
 		/* one device: an ordered plan cannot be cut across engines */
 		st = tilecopy_convert(devs[0], plan, src, src_size, dst, dst_size, used_devices);

@@ -252,13 +252,30 @@ TILECOPY_API void tilecopy_device_close(tilecopy_device_t *dev)
 	free(dev);
 }
 
+/* The first info->struct_size bytes of @from (the caller's version of the struct). */
+static tilecopy_status_t tc_info_copy(struct tilecopy_device_info *info,
+				      const struct tilecopy_device_info *from)
+{
+	uint32_t n = info->struct_size;
+
+	if (n < sizeof(*info))	/* 1.0 is the first version: all its fields */
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "info: struct_size %u, at least %zu (set it to sizeof)",
+			       n, sizeof(*info));
+	memcpy(info, from, sizeof(*info));
+	info->struct_size = n;
+	return TILECOPY_SUCCESS;
+}
+
 TILECOPY_API tilecopy_status_t tilecopy_device_query(const tilecopy_device_t *dev,
 						     struct tilecopy_device_info *info)
 {
+	tilecopy_status_t st;
+
 	if (!dev || !info)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "device: NULL argument");
-	*info = dev->info;
-	return tc_ok();
+	st = tc_info_copy(info, &dev->info);
+	return st ? st : tc_ok();
 }
 
 TILECOPY_API tilecopy_status_t tilecopy_device_info_get(int index,
@@ -271,10 +288,12 @@ TILECOPY_API tilecopy_status_t tilecopy_device_info_get(int index,
 	if (!info || index < 0)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %d", index);
 	snprintf(spec, sizeof(spec), "%d", index);
+	if (info->struct_size < sizeof(*info))
+		return tc_info_copy(info, NULL);
 	st = tilecopy_device_open(&dev, spec);
 	if (st)
 		return st;
-	*info = dev->info;
+	st = tc_info_copy(info, &dev->info);
 	tilecopy_device_close(dev);
-	return tc_ok();
+	return st ? st : tc_ok();
 }

@@ -78,14 +78,20 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_map(tilecopy_bo_t *bo, void **ptr)
 	return tc_ok();
 }
 
-TILECOPY_API size_t tilecopy_bo_size(const tilecopy_bo_t *bo)
+TILECOPY_API tilecopy_status_t tilecopy_bo_size(const tilecopy_bo_t *bo, size_t *size)
 {
-	return bo ? (size_t)bo->size : 0;
+	if (!bo || !size)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bo: NULL %s", bo ? "size" : "bo");
+	*size = (size_t)bo->size;
+	return tc_ok();
 }
 
-TILECOPY_API uint64_t tilecopy_bo_va(const tilecopy_bo_t *bo)
+TILECOPY_API tilecopy_status_t tilecopy_bo_va(const tilecopy_bo_t *bo, uint64_t *va)
 {
-	return bo ? bo->va : 0;
+	if (!bo || !va)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bo: NULL %s", bo ? "va" : "bo");
+	*va = bo->va;
+	return tc_ok();
 }
 
 TILECOPY_API void tilecopy_bo_free(tilecopy_bo_t *bo)

@@ -254,15 +254,27 @@ TILECOPY_API tilecopy_status_t tilecopy_job_submit(tilecopy_job_t **out,
 {
 	tilecopy_status_t st;
 
-	if (!out || !dev || !plan)
+	if (!out || !dev)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "job: NULL argument");
 	*out = NULL;
+	st = tc_plan_arg(plan);
+	if (st)
+		return st;
 	if (flags & ~TILECOPY_SUBMIT_ONE_QUEUE)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "flags: unknown bits 0x%x",
 			       flags & ~TILECOPY_SUBMIT_ONE_QUEUE);
 	st = tc_check_ref("src", src, plan->src_bytes, dev);
 	if (!st)
 		st = tc_check_ref("dst", dst, plan->dst_bytes, dev);
+	if (!st && src->bo == dst->bo && plan->src_bytes && plan->dst_bytes &&
+	    src->offset < dst->offset + plan->dst_bytes &&
+	    dst->offset < src->offset + plan->src_bytes)
+		st = tc_fail(TILECOPY_ERR_OVERLAP,
+			     "dst: bytes %llu..%llu of the buffer object overlap the source's %llu..%llu; the engine reads and writes at once",
+			     (unsigned long long)dst->offset,
+			     (unsigned long long)(dst->offset + plan->dst_bytes),
+			     (unsigned long long)src->offset,
+			     (unsigned long long)(src->offset + plan->src_bytes));
 	if (st)
 		return st;
 	return tc_job_submit_slice(out, dev, plan, src->bo, src->bo->va + src->offset,
@@ -351,9 +363,13 @@ TILECOPY_API tilecopy_status_t tilecopy_job_wait(tilecopy_job_t *job,
 	return tc_ok();
 }
 
-TILECOPY_API uint32_t tilecopy_job_syncobj(const tilecopy_job_t *job)
+TILECOPY_API tilecopy_status_t tilecopy_job_syncobj(const tilecopy_job_t *job,
+						    uint32_t *syncobj)
 {
-	return job ? job->syncobj : 0;
+	if (!job || !syncobj)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "job: NULL %s", job ? "syncobj" : "job");
+	*syncobj = job->syncobj;
+	return tc_ok();
 }
 
 TILECOPY_API void tilecopy_job_destroy(tilecopy_job_t *job)

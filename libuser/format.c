@@ -57,7 +57,7 @@ static tilecopy_status_t tc_make_strided(tilecopy_tensor_t *t, const char *list,
 			       "format: strided: %d strides for a rank-%d shape",
 			       n, rank);
 	tc_layout_init_flat(&t->layout, rank, ext, st);
-	if (tilecopy_layout_cosize(&t->layout) < 0)
+	if (tc_layout_cosize(&t->layout) < 0)
 		return tc_fail(TILECOPY_ERR_OVERFLOW,
 			       "format: strided: physical size overflows 64 bits");
 	return TILECOPY_SUCCESS;
@@ -66,7 +66,7 @@ static tilecopy_status_t tc_make_strided(tilecopy_tensor_t *t, const char *list,
 static tilecopy_status_t tc_make_cute(tilecopy_tensor_t *t, const char *text,
 				      const int64_t *ext, int rank)
 {
-	tilecopy_status_t st = tilecopy_layout_parse(&t->layout, text);
+	tilecopy_status_t st = tc_layout_parse(&t->layout, text);
 
 	if (st)
 		return st;
@@ -75,26 +75,23 @@ static tilecopy_status_t tc_make_cute(tilecopy_tensor_t *t, const char *text,
 			       "format: layout has rank %d, shape has rank %d",
 			       t->layout.rank, rank);
 	for (int m = 0; m < rank; m++)
-		if (tilecopy_layout_mode_size(&t->layout, m) < ext[m])
+		if (tc_layout_mode_size(&t->layout, m) < ext[m])
 			return tc_fail(TILECOPY_ERR_SHAPE_MISMATCH,
 				       "format: layout mode %d has size %lld < shape[%d] = %lld",
-				       m, (long long)tilecopy_layout_mode_size(&t->layout, m),
+				       m, (long long)tc_layout_mode_size(&t->layout, m),
 				       m, (long long)ext[m]);
-	if (tilecopy_layout_cosize(&t->layout) < 0)
+	if (tc_layout_cosize(&t->layout) < 0)
 		return tc_fail(TILECOPY_ERR_OVERFLOW,
 			       "format: layout: physical size overflows 64 bits");
 	return TILECOPY_SUCCESS;
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_tensor_make(tilecopy_tensor_t *out,
-						    const char *format,
-						    const int64_t *shape,
-						    int rank,
-						    tilecopy_dtype_t dtype,
-						    const char *block)
+tilecopy_status_t tc_tensor_make(tilecopy_tensor_t *out, const char *format,
+				 const int64_t *shape, int rank,
+				 tilecopy_dtype_t dtype, const char *block)
 {
 	tilecopy_tensor_t t;
-	size_t esize = tilecopy_dtype_size(dtype);
+	size_t esize = tc_dtype_size(dtype);
 	tilecopy_status_t s;
 
 	if (!out || !format || !shape)
@@ -158,11 +155,11 @@ TILECOPY_API tilecopy_status_t tilecopy_shape_parse(int64_t *shape, int *rank,
 				       "shape: more than %d dimensions", max);
 		shape[n++] = v;
 		p = end;
-		if (*p == 'x' || *p == ',' || *p == 'X')
+		if ((*p == 'x' || *p == ',' || *p == 'X') && p[1])
 			p++;
 		else if (*p)
 			return tc_fail(TILECOPY_ERR_PARSE,
-				       "shape: unexpected '%c' in '%s'", *p, text);
+				       "shape: unexpected '%c' at the end of '%s'", *p, text);
 	}
 	if (!n)
 		return tc_fail(TILECOPY_ERR_PARSE, "shape: empty");

@@ -70,7 +70,7 @@ static void tc_leaves_to(tilecopy_layout_t *out, const struct tc_leaves *v)
 	tc_layout_init_flat(out, v->n, v->shape, v->stride);
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_coalesce(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_coalesce(tilecopy_layout_t *out,
 							const tilecopy_layout_t *l)
 {
 	struct tc_leaves v;
@@ -84,40 +84,90 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_coalesce(tilecopy_layout_t *out,
 }
 
 /*
- * a o (s:d) for a coalesced flat a. Walk a's leaves: d first "divides out"
- * whole leaves (d >= shape) or part of one, then s takes what is left,
- * leaf by leaf. The last leaf of a is unbounded, as in CuTe.
+ * Composition, a o b, one leaf (s:d) of b at a time, with a coalesced and
+ * flat, its last leaf unbounded (as in CuTe). The index i*d (i < s) is
+ * written in a's mixed radix: d first divides out whole leaves of a, then
+ * the s values take a leaf's digits, leaf by leaf. Where CuTe needs
+ * divisibility (its shape_div), it is asked for only where the walk carries
+ * from one leaf of a into the next; a leaf of b whose values all stay inside
+ * one leaf of a needs none ((7,4):(1,21) o 4:2 = 4:2).
+ *
+ * @used[k] adds up, over b's leaves, the largest digit each one puts into
+ * leaf k of a. The leaves' results can simply be added (R(i) = a(b(i)))
+ * exactly when no sum of digits carries: used[k] < shape of leaf k for
+ * every bounded leaf (a is coalesced, so a carry always changes the
+ * offset). That is what makes a non-injective b safe: it is refused when
+ * the sum would carry, accepted (and exact) when it does not.
  */
-static tilecopy_status_t tc_compose_leaf(struct tc_leaves *out,
-					 const struct tc_leaves *a, int64_t s,
+struct tc_compose {
+	const struct tc_leaves *a;
+	int64_t used[TILECOPY_MAX_LEAVES];
+};
+
+static tilecopy_status_t tc_compose_use(struct tc_compose *c, int k, int64_t digit)
+{
+	if (k < c->a->n - 1 && tc_add_ovf(c->used[k], digit, &c->used[k]))
+		return tc_fail(TILECOPY_ERR_OVERFLOW, "composition: digit sum overflows 64 bits");
+	return TILECOPY_SUCCESS;
+}
+
+/* A two-element leaf 2:d is always a layout: 2:a(d), a's digits of d. */
+static tilecopy_status_t tc_compose_pair(struct tc_compose *c, struct tc_leaves *out,
 					 int64_t d)
 {
-	int64_t rest_s = s, rest_d = d, stride;
+	const struct tc_leaves *a = c->a;
+	int64_t x = d, off = 0, t;
 	tilecopy_status_t st;
+
+	for (int k = 0; k < a->n; k++) {
+		int64_t digit = k < a->n - 1 ? x % a->shape[k] : x;
+
+		if (tc_mul_ovf(digit, a->stride[k], &t) || tc_add_ovf(off, t, &off))
+			return tc_fail(TILECOPY_ERR_OVERFLOW, "composition: stride overflows 64 bits");
+		st = tc_compose_use(c, k, digit);
+		if (st)
+			return st;
+		if (k < a->n - 1)
+			x /= a->shape[k];
+	}
+	return tc_leaves_push(out, 2, off);
+}
+
+static tilecopy_status_t tc_compose_leaf(struct tc_compose *c, struct tc_leaves *out,
+					 int64_t s, int64_t d)
+{
+	const struct tc_leaves *a = c->a;
+	int64_t rest_s = s, rest_d = d, stride, reach;
+	tilecopy_status_t st;
+	int k;
 
 	if (s == 1 || d == 0)
 		return tc_leaves_push(out, s, 0);
-	for (int k = 0; k < a->n - 1 && rest_s > 1; k++) {
-		int64_t ak = a->shape[k], avail, take;
+	for (k = 0; k < a->n - 1 && rest_s > 1; k++) {
+		int64_t ak = a->shape[k], avail;
 
-		if (rest_d >= ak) {
-			if (rest_d % ak)
+		/* positions the rest of the leaf spans, in units of leaf k */
+		if (tc_mul_ovf(rest_s - 1, rest_d, &reach) || reach >= ak) {
+			if (rest_d % ak == 0) {		/* steps over leaf k */
+				rest_d /= ak;
+				continue;
+			}
+			if (ak % rest_d)
 				goto indivisible;
-			rest_d /= ak;
-			continue;
+			avail = ak / rest_d;
+			if (rest_s % avail)
+				goto indivisible;
+		} else {
+			avail = rest_s;			/* stays inside leaf k */
 		}
-		if (ak % rest_d)
-			goto indivisible;
-		avail = ak / rest_d;
-		take = rest_s < avail ? rest_s : avail;
-		if (rest_s > avail && rest_s % avail)
-			goto indivisible;
 		if (tc_mul_ovf(a->stride[k], rest_d, &stride))
 			goto overflow;
-		st = tc_leaves_push(out, take, stride);
+		st = tc_leaves_push(out, avail, stride);
+		if (!st)
+			st = tc_compose_use(c, k, (avail - 1) * rest_d);
 		if (st)
 			return st;
-		rest_s /= take;
+		rest_s /= avail;
 		rest_d = 1;
 	}
 	if (rest_s > 1) {
@@ -129,16 +179,19 @@ static tilecopy_status_t tc_compose_leaf(struct tc_leaves *out,
 overflow:	/* checked since fuzzing found huge strides wrapping here */
 	return tc_fail(TILECOPY_ERR_OVERFLOW, "composition: stride overflows 64 bits");
 indivisible:
+	if (s == 2)
+		return tc_compose_pair(c, out, d);
 	return tc_fail(TILECOPY_ERR_INVALID_ARG,
-		       "composition: %lld:%lld does not divide the layout's shape",
-		       (long long)s, (long long)d);
+		       "composition: b's leaf %lld:%lld crosses a's leaf of size %lld with a step that neither divides nor is divided by it: a o b is no layout",
+		       (long long)s, (long long)d, (long long)a->shape[k]);
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_composition(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_composition(tilecopy_layout_t *out,
 							   const tilecopy_layout_t *a,
 							   const tilecopy_layout_t *b)
 {
 	struct tc_leaves av;
+	struct tc_compose c = { .a = &av };
 	tilecopy_layout_t r = { 0 };
 	tilecopy_status_t st;
 
@@ -152,7 +205,7 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_composition(tilecopy_layout_t *ou
 		struct tc_leaves mv = { 0 };
 
 		for (int i = b->mode[m]; i < b->mode[m + 1]; i++) {
-			st = tc_compose_leaf(&mv, &av, b->shape[i], b->stride[i]);
+			st = tc_compose_leaf(&c, &mv, b->shape[i], b->stride[i]);
 			if (st)
 				return st;
 		}
@@ -162,6 +215,11 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_composition(tilecopy_layout_t *ou
 		if (st)
 			return st;
 	}
+	for (int k = 0; k < av.n - 1; k++)
+		if (c.used[k] >= av.shape[k])
+			return tc_fail(TILECOPY_ERR_INVALID_ARG,
+				       "composition: b's leaves together carry out of a's leaf %d (size %lld): a(b(i)) is no layout (b overlaps itself or its leaves interleave)",
+				       k, (long long)av.shape[k]);
 	*out = r;
 	return tc_ok();
 }
@@ -175,7 +233,7 @@ static int tc_cmp_leaf(const void *x, const void *y)
 	return (a[1] > b[1]) - (a[1] < b[1]);
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_complement(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_complement(tilecopy_layout_t *out,
 							  const tilecopy_layout_t *a,
 							  int64_t cotarget)
 {
@@ -215,7 +273,7 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_complement(tilecopy_layout_t *out
 	return tc_ok();
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_right_inverse(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_right_inverse(tilecopy_layout_t *out,
 							     const tilecopy_layout_t *a)
 {
 	struct tc_leaves v, r = { 0 };
@@ -250,7 +308,7 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_right_inverse(tilecopy_layout_t *
 	return tc_ok();
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_logical_divide(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_logical_divide(tilecopy_layout_t *out,
 							      const tilecopy_layout_t *a,
 							      const tilecopy_layout_t *tiler)
 {
@@ -260,7 +318,7 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_logical_divide(tilecopy_layout_t 
 
 	if (!out || !a || !tiler)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "logical_divide: NULL argument");
-	st = tilecopy_layout_complement(&comp, tiler, tilecopy_layout_size(a));
+	st = tc_layout_complement(&comp, tiler, tc_layout_size(a));
 	if (st)
 		return st;
 	/* b = (tiler, complement): mode 0 the tile, mode 1 the rest. */
@@ -271,5 +329,5 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_logical_divide(tilecopy_layout_t 
 		st = tc_layout_append_mode(&b, comp.nleaves, comp.shape, comp.stride);
 	if (st)
 		return st;
-	return tilecopy_layout_composition(out, a, &b);
+	return tc_layout_composition(out, a, &b);
 }

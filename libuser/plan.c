@@ -333,8 +333,8 @@ static tilecopy_status_t tc_emit(struct tilecopy_plan *p, int op,
 	d.op = (__u16)op;
 	d.elem_size = (__u8)p->esize;
 	d.ndims = (__u8)(n ? n : 1);
-	d.src = op == DRM_TILECOPY_OP_COPY ? (__u64)soff * p->esize : 0;
-	d.dst = (__u64)doff * p->esize;
+	d.src = op == DRM_TILECOPY_OP_COPY ? (__u64)soff * p->esize + p->src_base : 0;
+	d.dst = (__u64)doff * p->esize + p->dst_base;
 	d.extent[0] = 1;
 	for (int i = 0; i < n; i++) {
 		d.extent[i] = (__u32)dim[i].ext;
@@ -429,12 +429,12 @@ static tilecopy_status_t tc_plan_pad_fills(struct tilecopy_plan *p,
 
 	for (int m = 0; m < rank && !st; m++) {
 		struct tc_boxes mb[TILECOPY_MAX_RANK] = { 0 };
-		int64_t size = tilecopy_layout_mode_size(l, m);
+		int64_t size = tc_layout_mode_size(l, m);
 
 		if (dst->extent[m] >= size)
 			continue;
 		for (int j = 0; j < rank && !st; j++) {
-			int64_t lo = 0, hi = tilecopy_layout_mode_size(l, j);
+			int64_t lo = 0, hi = tc_layout_mode_size(l, j);
 
 			if (j < m)
 				hi = dst->extent[j];
@@ -456,7 +456,7 @@ static int tc_layout_is_compact(const tilecopy_layout_t *l)
 	int64_t pairs[TILECOPY_MAX_LEAVES][2], next = 1;
 	int n = 0;
 
-	tilecopy_layout_coalesce(&c, l);
+	tc_layout_coalesce(&c, l);
 	for (int i = 0; i < c.nleaves; i++) {
 		if (c.shape[i] == 1)
 			continue;
@@ -481,20 +481,29 @@ static tilecopy_status_t tc_plan_fill_all(struct tilecopy_plan *p, int64_t n)
 }
 
 static tilecopy_status_t tc_plan_check_args(const tilecopy_tensor_t *src,
-					    const tilecopy_tensor_t *dst)
+					    const tilecopy_tensor_t *dst, uint32_t flags)
 {
 	char a[256], b[256];
-	size_t ss = tilecopy_dtype_size(src->dtype);
-	size_t ds = tilecopy_dtype_size(dst->dtype);
+	size_t ss, ds;
+	tilecopy_status_t st;
 
-	if (!ss || !ds)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: unknown dtype",
-			       ss ? "dst" : "src");
+	/* whoever made them: ranks, leaves, extents, dtypes must be sane */
+	st = tc_tensor_check(src, "src");
+	if (!st)
+		st = tc_tensor_check(dst, "dst");
+	if (st)
+		return st;
+	ss = tc_dtype_size(src->dtype);
+	ds = tc_dtype_size(dst->dtype);
 	if (ss != ds)
 		return tc_fail(TILECOPY_ERR_DTYPE_MISMATCH,
 			       "dst: element size %zu (%s) differs from src element size %zu (%s)",
-			       ds, tilecopy_dtype_name(dst->dtype), ss,
-			       tilecopy_dtype_name(src->dtype));
+			       ds, tc_dtype_name(dst->dtype), ss,
+			       tc_dtype_name(src->dtype));
+	if (src->dtype != dst->dtype && !(flags & TILECOPY_PLAN_REINTERPRET))
+		return tc_fail(TILECOPY_ERR_DTYPE_MISMATCH,
+			       "dst: dtype %s differs from src dtype %s; a plan moves bits and converts no values (TILECOPY_PLAN_REINTERPRET copies them as they are)",
+			       tc_dtype_name(dst->dtype), tc_dtype_name(src->dtype));
 	if (src->layout.rank != dst->layout.rank ||
 	    memcmp(src->extent, dst->extent,
 		   sizeof(src->extent[0]) * (size_t)src->layout.rank))
@@ -502,15 +511,7 @@ static tilecopy_status_t tc_plan_check_args(const tilecopy_tensor_t *src,
 			       "dst: shape %s differs from src shape %s",
 			       tc_shape_str(dst->extent, dst->layout.rank, a, sizeof(a)),
 			       tc_shape_str(src->extent, src->layout.rank, b, sizeof(b)));
-	for (int m = 0; m < dst->layout.rank; m++) {
-		if (src->extent[m] > tilecopy_layout_mode_size(&src->layout, m) ||
-		    dst->extent[m] > tilecopy_layout_mode_size(&dst->layout, m))
-			return tc_fail(TILECOPY_ERR_SHAPE_MISMATCH,
-				       "%s: extent %d exceeds its layout mode",
-				       src->extent[m] > tilecopy_layout_mode_size(&src->layout, m) ?
-				       "src" : "dst", m);
-	}
-	if (tilecopy_tensor_has_overlap(dst))
+	if (tc_tensor_has_overlap(dst))
 		return tc_fail(TILECOPY_ERR_OVERLAP,
 			       "dst: format %s maps two elements to one address (stride 0 or overlapping strides)",
 			       dst->format);
@@ -523,9 +524,9 @@ static tilecopy_status_t tc_plan_sizes(struct tilecopy_plan *p,
 {
 	uint64_t moved = 0;
 
-	if (tilecopy_tensor_bytes(src, &p->src_bytes))
+	if (tc_tensor_bytes(src, &p->src_bytes))
 		return tc_fail(TILECOPY_ERR_OVERFLOW, "src: physical size overflows 64 bits");
-	if (tilecopy_tensor_bytes(dst, &p->dst_bytes))
+	if (tc_tensor_bytes(dst, &p->dst_bytes))
 		return tc_fail(TILECOPY_ERR_OVERFLOW, "dst: physical size overflows 64 bits");
 	for (size_t i = 0; i < p->n; i++) {
 		uint64_t e = 1;
@@ -552,29 +553,34 @@ static tilecopy_status_t tc_plan_verify(const struct tilecopy_plan *p)
 	return TILECOPY_SUCCESS;
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
-						    const tilecopy_tensor_t *src,
-						    const tilecopy_tensor_t *dst)
+tilecopy_status_t tc_plan_create(struct tilecopy_plan **plan, const tilecopy_tensor_t *src,
+				 const tilecopy_tensor_t *dst, uint32_t flags)
 {
 	struct tilecopy_plan *p;
 	tilecopy_status_t st;
 
-	if (!plan || !src || !dst)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "plan: NULL argument");
 	*plan = NULL;
-	st = tc_plan_check_args(src, dst);
+	if (flags & ~TILECOPY_PLAN_REINTERPRET)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "flags: unknown bits 0x%x",
+			       flags & ~TILECOPY_PLAN_REINTERPRET);
+	st = tc_plan_check_args(src, dst, flags);
 	if (st)
 		return st;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return tc_fail(TILECOPY_ERR_NOMEM, "plan: out of memory");
-	p->esize = tilecopy_dtype_size(src->dtype);
+	p->magic = TC_MAGIC_PLAN;
+	p->esize = tc_dtype_size(src->dtype);
+	p->src_base = src->byte_offset;
+	p->dst_base = dst->byte_offset;
 	st = tc_plan_sizes(p, src, dst);
 	if (st)
 		goto err_free;
-	if (!tc_layout_is_compact(&dst->layout)) {
+	if (dst->view)
+		;	/* a view's gaps belong to someone else: written never */
+	else if (!tc_layout_is_compact(&dst->layout)) {
 		p->ordered = 1;
-		st = tc_plan_fill_all(p, tilecopy_layout_cosize(&dst->layout));
+		st = tc_plan_fill_all(p, tc_layout_cosize(&dst->layout));
 	} else {
 		st = tc_plan_pad_fills(p, dst);
 	}
@@ -595,33 +601,81 @@ err_free:
 	return st;
 }
 
+TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
+						    const tilecopy_tensor_t *src,
+						    const tilecopy_tensor_t *dst,
+						    uint32_t flags)
+{
+	tilecopy_status_t st;
+
+	if (!plan)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "plan: NULL");
+	*plan = NULL;
+	st = tc_tensor_arg(src, "src");
+	if (!st)
+		st = tc_tensor_arg(dst, "dst");
+	return st ? st : tc_plan_create(plan, src, dst, flags);
+}
+
 TILECOPY_API void tilecopy_plan_destroy(tilecopy_plan_t *plan)
 {
-	if (!plan)
+	if (!plan || plan->magic != TC_MAGIC_PLAN)
 		return;
+	plan->magic = 0;
 	free(plan->descs);
 	free(plan);
 }
 
-TILECOPY_API const struct drm_tilecopy_desc *
-tilecopy_plan_descs(const tilecopy_plan_t *plan, size_t *count)
+tilecopy_status_t tc_plan_arg(const struct tilecopy_plan *plan)
 {
-	if (count)
-		*count = plan ? plan->n : 0;
-	return plan ? plan->descs : NULL;
+	if (!plan)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "plan: NULL");
+	if (plan->magic != TC_MAGIC_PLAN)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "plan: not a plan handle (destroyed, or another object)");
+	return TILECOPY_SUCCESS;
 }
 
-TILECOPY_API uint64_t tilecopy_plan_src_bytes(const tilecopy_plan_t *plan)
+#define TC_GET(plan, outp) do {						\
+	tilecopy_status_t st_ = tc_plan_arg(plan);			\
+	if (st_)							\
+		return st_;						\
+	if (!(outp))							\
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", #outp); \
+} while (0)
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
+						   const struct drm_tilecopy_desc **descs,
+						   size_t *count)
 {
-	return plan ? plan->src_bytes : 0;
+	TC_GET(plan, descs);
+	if (!count)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "count: NULL");
+	*descs = plan->descs;
+	*count = plan->n;
+	return tc_ok();
 }
 
-TILECOPY_API uint64_t tilecopy_plan_dst_bytes(const tilecopy_plan_t *plan)
+TILECOPY_API tilecopy_status_t tilecopy_plan_src_bytes(const tilecopy_plan_t *plan,
+						       uint64_t *bytes)
 {
-	return plan ? plan->dst_bytes : 0;
+	TC_GET(plan, bytes);
+	*bytes = plan->src_bytes;
+	return tc_ok();
 }
 
-TILECOPY_API uint64_t tilecopy_plan_moved_bytes(const tilecopy_plan_t *plan)
+TILECOPY_API tilecopy_status_t tilecopy_plan_dst_bytes(const tilecopy_plan_t *plan,
+						       uint64_t *bytes)
 {
-	return plan ? plan->moved_bytes : 0;
+	TC_GET(plan, bytes);
+	*bytes = plan->dst_bytes;
+	return tc_ok();
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_moved_bytes(const tilecopy_plan_t *plan,
+							 uint64_t *bytes)
+{
+	TC_GET(plan, bytes);
+	*bytes = plan->moved_bytes;
+	return tc_ok();
 }

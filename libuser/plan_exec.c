@@ -88,21 +88,29 @@ static tilecopy_status_t tc_backend(const char *cpu,
 		       cpu ? cpu : "?");
 }
 
-TILECOPY_API const char *tilecopy_cpu_name(const char *cpu)
+TILECOPY_API tilecopy_status_t tilecopy_cpu_name(const char *cpu, const char **name)
 {
 	const struct tc_cpu_backend *be;
+	tilecopy_status_t st;
 
-	if (tc_backend(cpu, &be))
-		return NULL;
-	tc_ok();
-	return be->name;
+	if (!name)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "name: NULL");
+	st = tc_backend(cpu, &be);
+	if (st)
+		return st;
+	*name = be->name;
+	return tc_ok();
 }
 
 tilecopy_status_t tc_plan_check_buffers(const struct tilecopy_plan *plan, const void *src,
 			  size_t src_size, const void *dst, size_t dst_size)
 {
-	if (!plan || (!src && plan->src_bytes) || !dst)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "execute: NULL argument");
+	tilecopy_status_t st = tc_plan_arg(plan);
+
+	if (st)
+		return st;
+	if ((!src && plan->src_bytes) || !dst)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "execute: NULL %s", dst ? "src" : "dst");
 	if (src_size < plan->src_bytes)
 		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
 			       "src_size: %zu bytes, the source needs %llu",
@@ -114,6 +122,16 @@ tilecopy_status_t tc_plan_check_buffers(const struct tilecopy_plan *plan, const 
 	return TILECOPY_SUCCESS;
 }
 
+/* The byte ranges the plan reads and writes share an address. */
+static int tc_buffers_overlap(const struct tilecopy_plan *plan, const void *src,
+			      const void *dst)
+{
+	uintptr_t s = (uintptr_t)src, d = (uintptr_t)dst;
+
+	return plan->src_bytes && plan->dst_bytes &&
+	       s < d + plan->dst_bytes && d < s + plan->src_bytes;
+}
+
 TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *plan,
 							 const void *src,
 							 size_t src_size,
@@ -122,7 +140,9 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 							 const char *cpu)
 {
 	const struct tc_cpu_backend *be;
+	void *aside = NULL;
 	tilecopy_status_t st;
+	int ret;
 
 	st = tc_plan_check_buffers(plan, src, src_size, dst, dst_size);
 	if (st)
@@ -130,7 +150,23 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 	st = tc_backend(cpu, &be);
 	if (st)
 		return st;
-	if (be->exec(plan->descs, plan->n, src, dst))
+	/*
+	 * In place or overlapping: the descriptors would read what they have
+	 * already written (src == dst gave "0 20 40 20" for "0 20 40 1").
+	 * Reading from a copy gives the result of disjoint buffers.
+	 */
+	if (tc_buffers_overlap(plan, src, dst)) {
+		aside = malloc(plan->src_bytes);
+		if (!aside)
+			return tc_fail(TILECOPY_ERR_NOMEM,
+				       "src: overlaps dst and %llu bytes to copy it aside are not available",
+				       (unsigned long long)plan->src_bytes);
+		memcpy(aside, src, plan->src_bytes);
+		src = aside;
+	}
+	ret = be->exec(plan->descs, plan->n, src, dst);
+	free(aside);
+	if (ret)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "plan: executor %s refused a descriptor", be->name);
 	return tc_ok();

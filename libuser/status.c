@@ -4,6 +4,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -15,9 +16,9 @@ static const char *const tc_status_names[] = {
 	[TILECOPY_ERR_PARSE] = "parse error",
 	[TILECOPY_ERR_UNKNOWN_FORMAT] = "unknown format",
 	[TILECOPY_ERR_SHAPE_MISMATCH] = "shape mismatch",
-	[TILECOPY_ERR_DTYPE_MISMATCH] = "element size mismatch",
+	[TILECOPY_ERR_DTYPE_MISMATCH] = "dtype mismatch",
 	[TILECOPY_ERR_BLOCK] = "block does not fit",
-	[TILECOPY_ERR_OVERLAP] = "destination overlaps itself",
+	[TILECOPY_ERR_OVERLAP] = "overlapping memory",
 	[TILECOPY_ERR_BUFFER_TOO_SMALL] = "buffer too small",
 	[TILECOPY_ERR_OVERFLOW] = "size overflow",
 	[TILECOPY_ERR_NOMEM] = "out of memory",
@@ -62,7 +63,11 @@ const char *tc_shape_str(const int64_t *shape, int rank, char *buf, size_t size)
 {
 	size_t n = 0;
 
+	if (!size)
+		return buf;
 	buf[0] = '\0';
+	if (rank > TILECOPY_MAX_RANK)	/* a hand-made rank never walks off the array */
+		rank = TILECOPY_MAX_RANK;
 	for (int i = 0; i < rank && n < size; i++) {
 		int w = snprintf(buf + n, size - n, "%s%lld", i ? "x" : "",
 				 (long long)shape[i]);
@@ -70,5 +75,21 @@ const char *tc_shape_str(const int64_t *shape, int rank, char *buf, size_t size)
 			break;
 		n += (size_t)w;
 	}
+	if (n >= size && size > 4)
+		strcpy(buf + size - 4, "...");
 	return buf;
+}
+
+TILECOPY_API uint32_t tilecopy_version(void)
+{
+	return TILECOPY_VERSION;
+}
+
+#define TC_STR2(x) #x
+#define TC_STR(x) TC_STR2(x)
+
+TILECOPY_API const char *tilecopy_version_string(void)
+{
+	return TC_STR(TILECOPY_VERSION_MAJOR) "." TC_STR(TILECOPY_VERSION_MINOR) "."
+	       TC_STR(TILECOPY_VERSION_PATCH);
 }

@@ -13,7 +13,7 @@ what=${1:-all}
 
 BASE_PKGS="build-essential pkg-config check libdrm-dev libudev-dev libdnnl-dev
 	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static valgrind
-	python3 clang-14 libclang-rt-14-dev"
+	python3 clang-14 libclang-rt-14-dev libdlpack-dev python3-numpy file"
 ALL_PKGS="$BASE_PKGS ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev
 	libattr1-dev libcap-ng-dev dpkg-dev busybox-static seabios cpio
 	sparse xz-utils bc flex bison libelf-dev kmod

@@ -14,6 +14,16 @@
  * Devices are found with libudev (accel devices bound to the "tilecopy"
  * driver), never by a fixed path. Every call returns a tilecopy_status_t;
  * tilecopy_last_error() says which device, which field, and why.
+ *
+ * This is libtilecopy-device (pkg-config tilecopy-device): libdrm, libudev
+ * and the core library. NULL: as in tilecopy.h, a NULL device, BO, job or
+ * output pointer is TILECOPY_ERR_INVALID_ARG and _close/_free/_destroy(NULL)
+ * do nothing. Threads: a device may be shared by threads (tilecopy_convert
+ * serialises on the device's staging buffers); a BO or job must not be
+ * freed while another thread uses it. Lifetimes: a plan may be destroyed
+ * once tilecopy_job_submit returns; a BO must outlive the jobs that use it
+ * (tilecopy_job_destroy waits for a running job); a device must outlive its
+ * BOs and jobs.
  */
 #ifndef TILECOPY_DEVICE_H
 #define TILECOPY_DEVICE_H
@@ -31,8 +41,15 @@ typedef struct tilecopy_device tilecopy_device_t;
 typedef struct tilecopy_bo tilecopy_bo_t;
 typedef struct tilecopy_job tilecopy_job_t;
 
-/** struct tilecopy_device_info - what a device is and can do. */
+/**
+ * struct tilecopy_device_info - what a device is and can do.
+ * @struct_size: Input: sizeof(struct tilecopy_device_info) as the caller's
+ *	header has it. Fields are only ever appended; the library writes the
+ *	first @struct_size bytes, so older programs keep working when it grows
+ *	(a size below the 1.0 struct is TILECOPY_ERR_INVALID_ARG).
+ */
 struct tilecopy_device_info {
+	uint32_t struct_size;
 	char path[64];		/* /dev/accel/accelN */
 	char pci_slot[32];	/* 0000:00:04.0 */
 	uint32_t abi_version;	/* DRM_TILECOPY_ABI_VERSION of the driver */
@@ -80,9 +97,10 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_create(tilecopy_bo_t **bo,
 						  size_t size, uint32_t flags);
 /** tilecopy_bo_map - CPU address of the BO (mapped once, kept). */
 TILECOPY_API tilecopy_status_t tilecopy_bo_map(tilecopy_bo_t *bo, void **ptr);
-TILECOPY_API size_t tilecopy_bo_size(const tilecopy_bo_t *bo);
+/** tilecopy_bo_size - the BO's size in bytes. */
+TILECOPY_API tilecopy_status_t tilecopy_bo_size(const tilecopy_bo_t *bo, size_t *size);
 /** tilecopy_bo_va - device virtual address of the BO's first byte. */
-TILECOPY_API uint64_t tilecopy_bo_va(const tilecopy_bo_t *bo);
+TILECOPY_API tilecopy_status_t tilecopy_bo_va(const tilecopy_bo_t *bo, uint64_t *va);
 TILECOPY_API void tilecopy_bo_free(tilecopy_bo_t *bo);
 /** tilecopy_bo_export - a dma-buf fd for the BO (caller closes it). */
 TILECOPY_API tilecopy_status_t tilecopy_bo_export(tilecopy_bo_t *bo, int *fd);
@@ -106,7 +124,9 @@ struct tilecopy_buffer_ref {
  * The source is read at src->bo + src->offset, the destination written at
  * dst->bo + dst->offset; both must hold the plan's bytes. Large plans are
  * split into several hardware jobs, across queues unless @flags has
- * TILECOPY_SUBMIT_ONE_QUEUE (or the plan's order matters).
+ * TILECOPY_SUBMIT_ONE_QUEUE (or the plan's order matters). Source and
+ * destination ranges overlapping in one BO are TILECOPY_ERR_OVERLAP (the
+ * same memory under two BOs, e.g. an imported dma-buf, cannot be seen).
  */
 TILECOPY_API tilecopy_status_t tilecopy_job_submit(tilecopy_job_t **job,
 						   tilecopy_device_t *dev,
@@ -123,7 +143,8 @@ TILECOPY_API tilecopy_status_t tilecopy_job_submit(tilecopy_job_t **job,
 TILECOPY_API tilecopy_status_t tilecopy_job_wait(tilecopy_job_t *job,
 						 int64_t timeout_ns);
 /** tilecopy_job_syncobj - DRM syncobj signalled when the last part is done. */
-TILECOPY_API uint32_t tilecopy_job_syncobj(const tilecopy_job_t *job);
+TILECOPY_API tilecopy_status_t tilecopy_job_syncobj(const tilecopy_job_t *job,
+						    uint32_t *syncobj);
 /** tilecopy_job_destroy - free the job (waits for it first if it runs). */
 TILECOPY_API void tilecopy_job_destroy(tilecopy_job_t *job);
 
@@ -158,7 +179,7 @@ TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *
 
 /** tilecopy_device_threshold - bytes moved below which the CPU is used
  * ($TILECOPY_DEVICE_THRESHOLD overrides; 0 = always the device). */
-TILECOPY_API uint64_t tilecopy_device_threshold(void);
+TILECOPY_API tilecopy_status_t tilecopy_device_threshold(uint64_t *bytes);
 
 #if defined(__cplusplus)
 }

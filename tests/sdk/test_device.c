@@ -31,14 +31,31 @@ static tilecopy_device_t *open_dev(void)
 	return dev;
 }
 
-static void make(tilecopy_tensor_t *t, const char *fmt, const char *shape,
+static void make(tilecopy_tensor_t **t, const char *fmt, const char *shape,
 		 tilecopy_dtype_t dt)
 {
 	int64_t s[TILECOPY_MAX_RANK];
 	int rank;
 
 	TC_OK(tilecopy_shape_parse(s, &rank, TILECOPY_MAX_RANK, shape));
-	TC_OK(tilecopy_tensor_make(t, fmt, s, rank, dt, NULL));
+	TC_OK(tilecopy_tensor_create(t, fmt, s, rank, dt, NULL, 0));
+}
+
+/* The 1.0 getters return a status. */
+static uint64_t plan_src(const tilecopy_plan_t *plan)
+{
+	uint64_t b = 0;
+
+	TC_OK(tilecopy_plan_src_bytes(plan, &b));
+	return b;
+}
+
+static uint64_t plan_dst(const tilecopy_plan_t *plan)
+{
+	uint64_t b = 0;
+
+	TC_OK(tilecopy_plan_dst_bytes(plan, &b));
+	return b;
 }
 
 static void fill_random(unsigned char *p, size_t n, uint64_t seed)
@@ -49,7 +66,7 @@ static void fill_random(unsigned char *p, size_t n, uint64_t seed)
 
 START_TEST(test_info)
 {
-	struct tilecopy_device_info info;
+	struct tilecopy_device_info info = { .struct_size = sizeof(info) };
 	tilecopy_device_t *dev;
 	int n;
 
@@ -82,9 +99,9 @@ static void check_pair(tilecopy_device_t *dev, const tilecopy_tensor_t *s,
 	uint64_t sb, db;
 	int used = 0;
 
-	TC_OK(tilecopy_plan_create(&plan, s, d));
-	sb = tilecopy_plan_src_bytes(plan);
-	db = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	sb = plan_src(plan);
+	db = plan_dst(plan);
 	in = malloc(sb);
 	dv = malloc(db);
 	cpu = malloc(db);
@@ -112,20 +129,20 @@ START_TEST(test_all_pairs)
 	for (size_t t = 0; t < 4; t++) {
 		for (const char *const *a = fmt4; *a; a++)
 			for (const char *const *b = fmt4; *b; b++) {
-				tilecopy_tensor_t s, d;
+				tilecopy_tensor_t *s, *d;
 
 				make(&s, *a, "2x19x5x7", dts[t]);
 				make(&d, *b, "2x19x5x7", dts[t]);
-				check_pair(dev, &s, &d);
+				check_pair(dev, s, d);
 				pairs++;
 			}
 		for (const char *const *a = fmtm; *a; a++)
 			for (const char *const *b = fmtm; *b; b++) {
-				tilecopy_tensor_t s, d;
+				tilecopy_tensor_t *s, *d;
 
 				make(&s, *a, "2x33x40", dts[t]);
 				make(&d, *b, "2x33x40", dts[t]);
-				check_pair(dev, &s, &d);
+				check_pair(dev, s, d);
 				pairs++;
 			}
 	}
@@ -137,15 +154,15 @@ END_TEST
 START_TEST(test_strided_views)
 {
 	tilecopy_device_t *dev = open_dev();
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 
 	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
 	make(&s, "strided:0,1", "17x9", TILECOPY_DT_F32);	/* broadcast */
 	make(&d, "strided:16,1", "17x9", TILECOPY_DT_F32);	/* padded rows */
-	check_pair(dev, &s, &d);
+	check_pair(dev, s, d);
 	make(&s, "((2,3),4):((1,2),6)", "6x4", TILECOPY_DT_I8);
 	make(&d, "((3,2),4):((4,1),6)", "6x4", TILECOPY_DT_I8);
-	check_pair(dev, &s, &d);
+	check_pair(dev, s, d);
 	tilecopy_device_close(dev);
 }
 END_TEST
@@ -157,16 +174,16 @@ START_TEST(test_pipelined)
 	tilecopy_device_t *dev = open_dev();
 	tilecopy_bo_t *sb[NJOBS], *db[NJOBS];
 	tilecopy_job_t *job[NJOBS];
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	unsigned char *ref;
 	uint64_t ss, ds;
 
 	make(&s, "NCHW", "1x32x16x16", TILECOPY_DT_F16);
 	make(&d, "NHWC", "1x32x16x16", TILECOPY_DT_F16);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	ss = tilecopy_plan_src_bytes(plan);
-	ds = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	ss = plan_src(plan);
+	ds = plan_dst(plan);
 	ref = malloc(ds);
 	for (int i = 0; i < NJOBS; i++) {
 		struct tilecopy_buffer_ref sr, dr;
@@ -203,7 +220,7 @@ START_TEST(test_split_and_offsets)
 {
 	tilecopy_device_t *dev = open_dev();
 	struct tilecopy_buffer_ref sr, dr;
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	tilecopy_bo_t *sbo, *dbo;
 	tilecopy_job_t *job;
@@ -212,9 +229,9 @@ START_TEST(test_split_and_offsets)
 
 	make(&s, "NCHW", "2x64x32x32", TILECOPY_DT_F32);	/* 1 MiB: split */
 	make(&d, "nChw16c", "2x64x32x32", TILECOPY_DT_F32);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	ss = tilecopy_plan_src_bytes(plan);
-	ds = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	ss = plan_src(plan);
+	ds = plan_dst(plan);
 	TC_OK(tilecopy_bo_create(&sbo, dev, ss + 4096 + 3, 0));
 	TC_OK(tilecopy_bo_create(&dbo, dev, ds + 100, 0));
 	TC_OK(tilecopy_bo_map(sbo, (void **)&sp));
@@ -249,7 +266,7 @@ START_TEST(test_prime)
 	tilecopy_device_t *a = open_dev(), *b = open_dev();
 	struct tilecopy_buffer_ref sr, dr;
 	tilecopy_bo_t *sbo, *imp, *dbo;
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	tilecopy_job_t *job;
 	unsigned char *sp, *dp, *ref;
@@ -257,24 +274,29 @@ START_TEST(test_prime)
 
 	make(&s, "RowMajor", "40x24", TILECOPY_DT_F16);
 	make(&d, "zN", "40x24", TILECOPY_DT_F16);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	TC_OK(tilecopy_bo_create(&sbo, a, tilecopy_plan_src_bytes(plan), 0));
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	TC_OK(tilecopy_bo_create(&sbo, a, plan_src(plan), 0));
 	TC_OK(tilecopy_bo_map(sbo, (void **)&sp));
-	fill_random(sp, tilecopy_plan_src_bytes(plan), 9);
+	fill_random(sp, plan_src(plan), 9);
 	TC_OK(tilecopy_bo_export(sbo, &fd));
 	TC_OK(tilecopy_bo_import(&imp, b, fd));
 	close(fd);
-	ck_assert_uint_ge(tilecopy_bo_size(imp), tilecopy_plan_src_bytes(plan));
-	TC_OK(tilecopy_bo_create(&dbo, b, tilecopy_plan_dst_bytes(plan), 0));
+	{
+		size_t isz = 0;
+
+		TC_OK(tilecopy_bo_size(imp, &isz));
+		ck_assert_uint_ge(isz, plan_src(plan));
+	}
+	TC_OK(tilecopy_bo_create(&dbo, b, plan_dst(plan), 0));
 	sr.bo = imp, sr.offset = 0;
 	dr.bo = dbo, dr.offset = 0;
 	TC_OK(tilecopy_job_submit(&job, b, plan, &sr, &dr, 0));
 	TC_OK(tilecopy_job_wait(job, 30LL * 1000000000));
 	TC_OK(tilecopy_bo_map(dbo, (void **)&dp));
-	ref = malloc(tilecopy_plan_dst_bytes(plan));
-	TC_OK(tilecopy_plan_execute_cpu(plan, sp, tilecopy_plan_src_bytes(plan), ref,
-					tilecopy_plan_dst_bytes(plan), "scalar"));
-	ck_assert(!memcmp(dp, ref, tilecopy_plan_dst_bytes(plan)));
+	ref = malloc(plan_dst(plan));
+	TC_OK(tilecopy_plan_execute_cpu(plan, sp, plan_src(plan), ref,
+					plan_dst(plan), "scalar"));
+	ck_assert(!memcmp(dp, ref, plan_dst(plan)));
 	/* a BO of one device cannot be used with another open file */
 	sr.bo = sbo;
 	TC_FAILS(tilecopy_job_submit(&job, b, plan, &sr, &dr, 0),
@@ -307,7 +329,7 @@ static uint64_t jobs_done(int accel)
 START_TEST(test_multi_device)
 {
 	tilecopy_device_t *devs[2];
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	unsigned char *in, *dv, *cpu;
 	uint64_t sb, db, before0, before1;
@@ -326,9 +348,9 @@ START_TEST(test_multi_device)
 	TC_OK(tilecopy_device_open(&devs[1], "1"));
 	make(&s, "NCHW", "4x64x32x32", TILECOPY_DT_F32);
 	make(&d, "NC1HWC0", "4x64x32x32", TILECOPY_DT_F32);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	sb = tilecopy_plan_src_bytes(plan);
-	db = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	sb = plan_src(plan);
+	db = plan_dst(plan);
 	in = malloc(sb);
 	dv = malloc(db);
 	cpu = malloc(db);
@@ -372,7 +394,7 @@ END_TEST
 START_TEST(test_fault_reported)
 {
 	tilecopy_device_t *dev = open_dev();
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	unsigned char *in, *out;
 	tilecopy_status_t st = TILECOPY_SUCCESS;
@@ -381,13 +403,13 @@ START_TEST(test_fault_reported)
 	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
 	make(&s, "NCHW", "1x16x8x8", TILECOPY_DT_F32);
 	make(&d, "NHWC", "1x16x8x8", TILECOPY_DT_F32);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	in = calloc(1, tilecopy_plan_src_bytes(plan));
-	out = calloc(1, tilecopy_plan_dst_bytes(plan));
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	in = calloc(1, plan_src(plan));
+	out = calloc(1, plan_dst(plan));
 	/* the injected job is one of the first few; every other one works */
 	for (int i = 0; i < 6; i++) {
-		st = tilecopy_convert(dev, plan, in, tilecopy_plan_src_bytes(plan), out,
-				      tilecopy_plan_dst_bytes(plan), NULL);
+		st = tilecopy_convert(dev, plan, in, plan_src(plan), out,
+				      plan_dst(plan), NULL);
 		if (st == TILECOPY_ERR_FAULT) {
 			faults++;
 			ck_assert_msg(strstr(tilecopy_last_error(), "DMA error in plan descriptor 0"),
@@ -411,7 +433,7 @@ END_TEST
 START_TEST(test_no_device_fallback)
 {
 	tilecopy_device_t *dev = (tilecopy_device_t *)1;
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	unsigned char in[64 * 4], out[64 * 4];
 	int n = -1, used = 1;
@@ -423,7 +445,7 @@ START_TEST(test_no_device_fallback)
 	ck_assert_ptr_null(dev);
 	make(&s, "RowMajor", "8x8", TILECOPY_DT_F32);
 	make(&d, "ColumnMajor", "8x8", TILECOPY_DT_F32);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
 	fill_random(in, sizeof(in), 3);
 	TC_OK(tilecopy_convert(NULL, plan, in, sizeof(in), out, sizeof(out), &used));
 	ck_assert_int_eq(used, 0);

@@ -17,7 +17,7 @@ static void make(tilecopy_tensor_t *t, const char *fmt, const char *shape,
 	int rank;
 
 	TC_OK(tilecopy_shape_parse(s, &rank, TILECOPY_MAX_RANK, shape));
-	TC_OK(tilecopy_tensor_make(t, fmt, s, rank, dt, block));
+	TC_OK(tc_tensor_make(t, fmt, s, rank, dt, block));
 }
 
 static void assert_layout(const char *fmt, const char *shape, tilecopy_dtype_t dt,
@@ -27,7 +27,7 @@ static void assert_layout(const char *fmt, const char *shape, tilecopy_dtype_t d
 	char buf[256];
 
 	make(&t, fmt, shape, dt, block);
-	TC_OK(tilecopy_layout_print(&t.layout, buf, sizeof(buf)));
+	TC_OK(tc_layout_print(&t.layout, buf, sizeof(buf)));
 	ck_assert_msg(!strcmp(buf, want), "%s %s: got %s, want %s", fmt, shape, buf, want);
 }
 
@@ -186,8 +186,8 @@ START_TEST(test_aliases)
 
 		make(&a, c->fmt, c->shape, c->dt, c->block);
 		make(&b, c->tag, c->shape, c->dt, NULL);
-		TC_OK(tilecopy_layout_print(&a.layout, la, sizeof(la)));
-		TC_OK(tilecopy_layout_print(&b.layout, lb, sizeof(lb)));
+		TC_OK(tc_layout_print(&a.layout, la, sizeof(la)));
+		TC_OK(tc_layout_print(&b.layout, lb, sizeof(lb)));
 		ck_assert_msg(!strcmp(la, lb), "%s %s: %s, but %s: %s", c->fmt, c->shape,
 			      la, c->tag, lb);
 	}
@@ -221,7 +221,7 @@ START_TEST(test_alias_table)
 		for (int r = 1; r <= TILECOPY_MAX_RANK; r++) {
 			ck_assert_msg(tc_format_tag(&l, name, name, ext, r) != TILECOPY_SUCCESS,
 				      "alias %s is also a tag of rank %d", name, r);
-			made |= !tilecopy_tensor_make(&t, name, ext, r, TILECOPY_DT_F16, NULL);
+			made |= !tc_tensor_make(&t, name, ext, r, TILECOPY_DT_F16, NULL);
 		}
 		ck_assert_msg(made, "alias %s makes no tensor of any rank: %s", name,
 			      tilecopy_last_error());
@@ -310,14 +310,14 @@ START_TEST(test_grammar_errors)
 		const struct error_case *c = &error_cases[i];
 
 		TC_OK(tilecopy_shape_parse(s, &rank, TILECOPY_MAX_RANK, c->shape));
-		TC_FAILS(tilecopy_tensor_make(&t, c->fmt, s, rank, TILECOPY_DT_F32, c->block),
+		TC_FAILS(tc_tensor_make(&t, c->fmt, s, rank, TILECOPY_DT_F32, c->block),
 			 c->want, c->needle);
 	}
 	/* 31 blocks on 4 dims: more leaves than a layout holds */
 	snprintf(many, sizeof(many), "aBcd");
 	for (int k = 0; k < 31; k++)
 		strcat(many, "1b");
-	TC_FAILS(tilecopy_tensor_make(&t, many, s4, 4, TILECOPY_DT_F32, NULL),
+	TC_FAILS(tc_tensor_make(&t, many, s4, 4, TILECOPY_DT_F32, NULL),
 		 TILECOPY_ERR_UNKNOWN_FORMAT, "more leaves");
 }
 END_TEST
@@ -336,33 +336,33 @@ START_TEST(test_queries)
 	uint64_t b;
 
 	make(&t, "nChw16c", "2x20x3x4", TILECOPY_DT_F32, NULL);
-	TC_OK(tilecopy_tensor_bytes(&t, &b));
+	TC_OK(tc_tensor_bytes(&t, &b));
 	ck_assert_uint_eq(b, 2 * 32 * 3 * 4 * 4);
-	ck_assert(tilecopy_tensor_has_padding(&t));
-	ck_assert(!tilecopy_tensor_is_dense(&t));
-	ck_assert(!tilecopy_tensor_has_overlap(&t));
-	ck_assert(tilecopy_tensor_is_contiguous_in(&t, "nChw16c"));
-	ck_assert(!tilecopy_tensor_is_contiguous_in(&t, "NCHW"));
+	ck_assert(tc_tensor_has_padding(&t));
+	ck_assert(!tc_tensor_is_dense(&t));
+	ck_assert(!tc_tensor_has_overlap(&t));
+	ck_assert(tc_tensor_is_contiguous_in(&t, "nChw16c"));
+	ck_assert(!tc_tensor_is_contiguous_in(&t, "NCHW"));
 	make(&t, "NHWC", "2x3x4x5", TILECOPY_DT_F16, NULL);
-	ck_assert(tilecopy_tensor_is_dense(&t));
-	ck_assert(tilecopy_tensor_is_contiguous_in(&t, "NHWC"));
-	ck_assert(!tilecopy_tensor_is_contiguous_in(&t, "NCHW"));
+	ck_assert(tc_tensor_is_dense(&t));
+	ck_assert(tc_tensor_is_contiguous_in(&t, "NHWC"));
+	ck_assert(!tc_tensor_is_contiguous_in(&t, "NCHW"));
 	/* strides equal to NHWC's, given explicitly */
 	make(&t, "strided:60,1,15,3", "2x3x4x5", TILECOPY_DT_F16, NULL);
-	ck_assert(tilecopy_tensor_is_contiguous_in(&t, "NHWC"));
+	ck_assert(tc_tensor_is_contiguous_in(&t, "NHWC"));
 	/* DirectML size rule: (1 + sum((size-1)*stride)) * esize */
 	make(&t, "strided:8,1", "3x5", TILECOPY_DT_F32, NULL);
-	TC_OK(tilecopy_tensor_bytes(&t, &b));
+	TC_OK(tc_tensor_bytes(&t, &b));
 	ck_assert_uint_eq(b, (1 + 2 * 8 + 4 * 1) * 4);
-	ck_assert(tilecopy_tensor_has_padding(&t));
+	ck_assert(tc_tensor_has_padding(&t));
 	make(&t, "strided:0,1", "3x5", TILECOPY_DT_F32, NULL);
-	ck_assert(tilecopy_tensor_has_overlap(&t));
+	ck_assert(tc_tensor_has_overlap(&t));
 	make(&t, "strided:2,1", "3x3", TILECOPY_DT_I8, NULL);	/* (0,2) and (1,0) */
-	ck_assert(tilecopy_tensor_has_overlap(&t));
+	ck_assert(tc_tensor_has_overlap(&t));
 	make(&t, "strided:3,2", "3x3", TILECOPY_DT_I8, NULL);	/* needs the exact check */
-	ck_assert(!tilecopy_tensor_has_overlap(&t));
+	ck_assert(!tc_tensor_has_overlap(&t));
 	make(&t, "strided:2,3", "2x2", TILECOPY_DT_I8, NULL);	/* 0,3,2,5: injective */
-	ck_assert(!tilecopy_tensor_has_overlap(&t));
+	ck_assert(!tc_tensor_has_overlap(&t));
 }
 END_TEST
 
@@ -374,27 +374,27 @@ START_TEST(test_errors)
 	int rank;
 	tilecopy_dtype_t dt;
 
-	TC_FAILS(tilecopy_tensor_make(&t, "NCHQ", s4, 4, TILECOPY_DT_F32, NULL),
+	TC_FAILS(tc_tensor_make(&t, "NCHQ", s4, 4, TILECOPY_DT_F32, NULL),
 		 TILECOPY_ERR_UNKNOWN_FORMAT, "format: unknown format 'NCHQ'");
-	TC_FAILS(tilecopy_tensor_make(&t, "NCHW", s2, 2, TILECOPY_DT_F32, NULL),
+	TC_FAILS(tc_tensor_make(&t, "NCHW", s2, 2, TILECOPY_DT_F32, NULL),
 		 TILECOPY_ERR_SHAPE_MISMATCH, "needs rank 4, got 2");
-	TC_FAILS(tilecopy_tensor_make(&t, "zN", s2, 2, TILECOPY_DT_F16, "4y4"),
+	TC_FAILS(tc_tensor_make(&t, "zN", s2, 2, TILECOPY_DT_F16, "4y4"),
 		 TILECOPY_ERR_BLOCK, "block: '4y4'");
-	TC_FAILS(tilecopy_tensor_make(&t, "zN", s2, 2, TILECOPY_DT_F16, "0x4"),
+	TC_FAILS(tc_tensor_make(&t, "zN", s2, 2, TILECOPY_DT_F16, "0x4"),
 		 TILECOPY_ERR_BLOCK, "block");
-	TC_FAILS(tilecopy_tensor_make(&t, "NHWC", s4, 4, TILECOPY_DT_F16, "4x4"),
+	TC_FAILS(tc_tensor_make(&t, "NHWC", s4, 4, TILECOPY_DT_F16, "4x4"),
 		 TILECOPY_ERR_BLOCK, "takes no block");
-	TC_FAILS(tilecopy_tensor_make(&t, "NC1HWC0", s2, 2, TILECOPY_DT_F16, NULL),
+	TC_FAILS(tc_tensor_make(&t, "NC1HWC0", s2, 2, TILECOPY_DT_F16, NULL),
 		 TILECOPY_ERR_SHAPE_MISMATCH, "needs rank 4");
-	TC_FAILS(tilecopy_tensor_make(&t, "strided:1,2,3", s2, 2, TILECOPY_DT_F16, NULL),
+	TC_FAILS(tc_tensor_make(&t, "strided:1,2,3", s2, 2, TILECOPY_DT_F16, NULL),
 		 TILECOPY_ERR_SHAPE_MISMATCH, "3 strides for a rank-2 shape");
-	TC_FAILS(tilecopy_tensor_make(&t, "strided:1,z", s2, 2, TILECOPY_DT_F16, NULL),
+	TC_FAILS(tc_tensor_make(&t, "strided:1,z", s2, 2, TILECOPY_DT_F16, NULL),
 		 TILECOPY_ERR_PARSE, "strided");
-	TC_FAILS(tilecopy_tensor_make(&t, "(4,4):(1,4)", s2, 2, TILECOPY_DT_F16, NULL),
+	TC_FAILS(tc_tensor_make(&t, "(4,4):(1,4)", s2, 2, TILECOPY_DT_F16, NULL),
 		 TILECOPY_ERR_SHAPE_MISMATCH, "mode 0 has size 4");
-	TC_FAILS(tilecopy_tensor_make(&t, "RowMajor", big, 2, TILECOPY_DT_F16, NULL),
+	TC_FAILS(tc_tensor_make(&t, "RowMajor", big, 2, TILECOPY_DT_F16, NULL),
 		 TILECOPY_ERR_OVERFLOW, "overflows");
-	TC_FAILS(tilecopy_tensor_make(&t, "zN", big, 2, TILECOPY_DT_F16, NULL),
+	TC_FAILS(tc_tensor_make(&t, "zN", big, 2, TILECOPY_DT_F16, NULL),
 		 TILECOPY_ERR_OVERFLOW, "overflows");
 	TC_FAILS(tilecopy_shape_parse(shape, &rank, 4, "8x0"), TILECOPY_ERR_PARSE, "shape");
 	TC_FAILS(tilecopy_shape_parse(shape, &rank, 4, "8xx2"), TILECOPY_ERR_PARSE, "shape");
@@ -402,7 +402,7 @@ START_TEST(test_errors)
 		 "more than 2");
 	TC_FAILS(tilecopy_dtype_parse(&dt, "f17"), TILECOPY_ERR_INVALID_ARG, "dtype: unknown");
 	s4[2] = 0;
-	TC_FAILS(tilecopy_tensor_make(&t, "NCHW", s4, 4, TILECOPY_DT_F32, NULL),
+	TC_FAILS(tc_tensor_make(&t, "NCHW", s4, 4, TILECOPY_DT_F32, NULL),
 		 TILECOPY_ERR_SHAPE_MISMATCH, "shape[2]");
 }
 END_TEST

@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_api.c - the public API as a program sees it: every function with
+ * NULL and with the wrong kind of handle, versions, tensors from numbers
+ * and from DLPack, the physical-order option, in-place conversions, dtype
+ * checks, plans of hand-damaged tensors.
+ */
+#include <pthread.h>
+#include <stdio.h>
+
+#include "tc_test.h"
+#include "tilecopy/dlpack.h"
+
+START_TEST(test_version)
+{
+	char want[32];
+
+	ck_assert_uint_eq(tilecopy_version(), TILECOPY_VERSION);
+	snprintf(want, sizeof(want), "%d.%d.%d", TILECOPY_VERSION_MAJOR,
+		 TILECOPY_VERSION_MINOR, TILECOPY_VERSION_PATCH);
+	ck_assert_str_eq(tilecopy_version_string(), want);
+	ck_assert_str_eq(tilecopy_status_str((tilecopy_status_t)999), "unknown status");
+}
+END_TEST
+
+#define NUL_FAILS(call) TC_FAILS(call, TILECOPY_ERR_INVALID_ARG, "")
+
+START_TEST(test_null_everywhere)
+{
+	int64_t shape[2] = { 2, 3 }, i64 = 0;
+	tilecopy_layout_t *l = NULL;
+	tilecopy_tensor_t *t = NULL;
+	tilecopy_plan_t *p = NULL;
+	const tilecopy_layout_t *cl;
+	const struct drm_tilecopy_desc *d;
+	const char *s;
+	tilecopy_dtype_t dt;
+	uint64_t u64;
+	size_t sz;
+	int i;
+	char buf[64] = "x";
+	DLManagedTensor *m;
+
+	NUL_FAILS(tilecopy_dtype_size(TILECOPY_DT_F32, NULL));
+	NUL_FAILS(tilecopy_dtype_size((tilecopy_dtype_t)77, &sz));
+	NUL_FAILS(tilecopy_dtype_name(TILECOPY_DT_F32, NULL));
+	NUL_FAILS(tilecopy_dtype_parse(NULL, "f32"));
+	NUL_FAILS(tilecopy_dtype_parse(&dt, NULL));
+	NUL_FAILS(tilecopy_layout_parse(NULL, "4:1"));
+	NUL_FAILS(tilecopy_layout_parse(&l, NULL));
+	ck_assert_ptr_null(l);
+	NUL_FAILS(tilecopy_layout_create(NULL, 2, shape, shape));
+	NUL_FAILS(tilecopy_layout_create(&l, 2, NULL, shape));
+	NUL_FAILS(tilecopy_layout_clone(&l, NULL));
+	NUL_FAILS(tilecopy_layout_clone(NULL, NULL));
+	tilecopy_layout_destroy(NULL);
+	NUL_FAILS(tilecopy_layout_print(NULL, buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "");
+	NUL_FAILS(tilecopy_layout_size(NULL, &i64));
+	NUL_FAILS(tilecopy_layout_cosize(NULL, &i64));
+	NUL_FAILS(tilecopy_layout_rank(NULL, &i));
+	NUL_FAILS(tilecopy_layout_depth(NULL, &i));
+	NUL_FAILS(tilecopy_layout_mode_size(NULL, 0, &i64));
+	NUL_FAILS(tilecopy_layout_nleaves(NULL, &i));
+	NUL_FAILS(tilecopy_layout_leaf(NULL, 0, &i64, &i64));
+	NUL_FAILS(tilecopy_layout_mode_leaves(NULL, 0, &i, &i));
+	NUL_FAILS(tilecopy_layout_crd2idx(NULL, shape, 2, &i64));
+	NUL_FAILS(tilecopy_layout_idx2crd(NULL, 0, shape, 2));
+	NUL_FAILS(tilecopy_layout_coalesce(&l, NULL));
+	NUL_FAILS(tilecopy_layout_composition(&l, NULL, NULL));
+	NUL_FAILS(tilecopy_layout_complement(&l, NULL, 4));
+	NUL_FAILS(tilecopy_layout_right_inverse(&l, NULL));
+	NUL_FAILS(tilecopy_layout_logical_divide(&l, NULL, NULL));
+	NUL_FAILS(tilecopy_tensor_create(NULL, "NCHW", shape, 2, TILECOPY_DT_F32, NULL, 0));
+	NUL_FAILS(tilecopy_tensor_create(&t, NULL, shape, 2, TILECOPY_DT_F32, NULL, 0));
+	NUL_FAILS(tilecopy_tensor_create(&t, "RowMajor", NULL, 2, TILECOPY_DT_F32, NULL, 0));
+	NUL_FAILS(tilecopy_tensor_create_strided(NULL, 2, shape, NULL, TILECOPY_DT_F32, 0, 0));
+	NUL_FAILS(tilecopy_tensor_create_strided(&t, 2, NULL, NULL, TILECOPY_DT_F32, 0, 0));
+	NUL_FAILS(tilecopy_tensor_create_layout(&t, NULL, NULL, TILECOPY_DT_F32, 0));
+	NUL_FAILS(tilecopy_tensor_create_layout(NULL, NULL, NULL, TILECOPY_DT_F32, 0));
+	ck_assert_ptr_null(t);
+	tilecopy_tensor_destroy(NULL);
+	NUL_FAILS(tilecopy_tensor_rank(NULL, &i));
+	NUL_FAILS(tilecopy_tensor_shape(NULL, shape, 2));
+	NUL_FAILS(tilecopy_tensor_dtype(NULL, &dt));
+	NUL_FAILS(tilecopy_tensor_layout(NULL, &cl));
+	NUL_FAILS(tilecopy_tensor_format(NULL, &s));
+	NUL_FAILS(tilecopy_tensor_byte_offset(NULL, &u64));
+	NUL_FAILS(tilecopy_tensor_strides(NULL, shape, 2));
+	NUL_FAILS(tilecopy_tensor_physical_order(NULL, &i, 1));
+	NUL_FAILS(tilecopy_tensor_bytes(NULL, &u64));
+	NUL_FAILS(tilecopy_tensor_is_dense(NULL, &i));
+	NUL_FAILS(tilecopy_tensor_is_contiguous_in(NULL, "NCHW", &i));
+	NUL_FAILS(tilecopy_tensor_has_padding(NULL, &i));
+	NUL_FAILS(tilecopy_tensor_has_overlap(NULL, &i));
+	NUL_FAILS(tilecopy_shape_parse(NULL, &i, 4, "2x3"));
+	NUL_FAILS(tilecopy_shape_parse(shape, NULL, 4, "2x3"));
+	NUL_FAILS(tilecopy_shape_parse(shape, &i, 4, NULL));
+	NUL_FAILS(tilecopy_plan_create(NULL, NULL, NULL, 0));
+	NUL_FAILS(tilecopy_plan_create(&p, NULL, NULL, 0));
+	ck_assert_ptr_null(p);
+	tilecopy_plan_destroy(NULL);
+	NUL_FAILS(tilecopy_plan_descs(NULL, &d, &sz));
+	NUL_FAILS(tilecopy_plan_src_bytes(NULL, &u64));
+	NUL_FAILS(tilecopy_plan_dst_bytes(NULL, &u64));
+	NUL_FAILS(tilecopy_plan_moved_bytes(NULL, &u64));
+	NUL_FAILS(tilecopy_desc_format(NULL, buf, sizeof(buf)));
+	NUL_FAILS(tilecopy_plan_execute_cpu(NULL, buf, 1, buf, 1, NULL));
+	NUL_FAILS(tilecopy_cpu_name(NULL, NULL));
+	NUL_FAILS(tilecopy_tensor_from_dlpack(NULL, NULL, 0));
+	NUL_FAILS(tilecopy_tensor_from_dlpack(&t, NULL, 0));
+	NUL_FAILS(tilecopy_tensor_to_dlpack(NULL, NULL, buf, 0));
+	NUL_FAILS(tilecopy_tensor_to_dlpack(&m, NULL, buf, 0));
+	ck_assert_ptr_nonnull(tilecopy_last_error());
+}
+END_TEST
+
+/* Outputs that are NULL with a good handle; handles of the wrong kind. */
+START_TEST(test_outputs_and_handles)
+{
+	int64_t shape[2] = { 2, 3 };
+	tilecopy_tensor_t *t;
+	tilecopy_layout_t *l;
+	tilecopy_plan_t *p;
+	const tilecopy_layout_t *cl;
+	int64_t i64;
+
+	TC_OK(tilecopy_tensor_create(&t, "RowMajor", shape, 2, TILECOPY_DT_F32, NULL, 0));
+	TC_OK(tilecopy_layout_parse(&l, "(2,3):(3,1)"));
+	TC_OK(tilecopy_plan_create(&p, t, t, 0));
+	NUL_FAILS(tilecopy_tensor_rank(t, NULL));
+	NUL_FAILS(tilecopy_tensor_bytes(t, NULL));
+	NUL_FAILS(tilecopy_layout_size(l, NULL));
+	NUL_FAILS(tilecopy_plan_src_bytes(p, NULL));
+	NUL_FAILS(tilecopy_plan_descs(p, NULL, NULL));
+	TC_FAILS(tilecopy_tensor_shape(t, shape, 1), TILECOPY_ERR_BUFFER_TOO_SMALL, "count");
+	/* a tensor is no layout, a layout no tensor, a plan neither */
+	TC_FAILS(tilecopy_layout_size((const tilecopy_layout_t *)t, &i64),
+		 TILECOPY_ERR_INVALID_ARG, "not a layout handle");
+	TC_FAILS(tilecopy_tensor_layout((const tilecopy_tensor_t *)l, &cl),
+		 TILECOPY_ERR_INVALID_ARG, "not a tensor handle");
+	{
+		tilecopy_plan_t *q;
+
+		TC_FAILS(tilecopy_plan_create(&q, (const tilecopy_tensor_t *)p, t, 0),
+			 TILECOPY_ERR_INVALID_ARG, "not a tensor handle");
+	}
+	/* the borrowed layout of a tensor is a layout */
+	TC_OK(tilecopy_tensor_layout(t, &cl));
+	TC_OK(tilecopy_layout_size(cl, &i64));
+	ck_assert_int_eq(i64, 6);
+	tilecopy_plan_destroy(p);
+	/* unknown flags are refused everywhere */
+	TC_FAILS(tilecopy_plan_create(&p, t, t, 1u << 30), TILECOPY_ERR_INVALID_ARG, "flags");
+	ck_assert_ptr_null(p);
+	tilecopy_layout_destroy(l);
+	tilecopy_tensor_destroy(t);
+}
+END_TEST
+
+/* The example: a 2x2 transposition in place gives 0 20 40 1. */
+START_TEST(test_in_place)
+{
+	int64_t shape[2] = { 2, 2 };
+	int32_t buf[4] = { 0, 40, 20, 1 }, big[64];
+	tilecopy_tensor_t *a, *b;
+	tilecopy_plan_t *p;
+
+	TC_OK(tilecopy_tensor_create(&a, "RowMajor", shape, 2, TILECOPY_DT_I32, NULL, 0));
+	TC_OK(tilecopy_tensor_create(&b, "ColumnMajor", shape, 2, TILECOPY_DT_I32, NULL, 0));
+	TC_OK(tilecopy_plan_create(&p, a, b, 0));
+	TC_OK(tilecopy_plan_execute_cpu(p, buf, sizeof(buf), buf, sizeof(buf), "scalar"));
+	ck_assert_int_eq(buf[0], 0);
+	ck_assert_int_eq(buf[1], 20);
+	ck_assert_int_eq(buf[2], 40);
+	ck_assert_int_eq(buf[3], 1);
+	/* partly overlapping: dst starts one element into src */
+	for (int i = 0; i < 64; i++)
+		big[i] = i;
+	TC_OK(tilecopy_plan_execute_cpu(p, big, 16, big + 1, 16, NULL));
+	ck_assert_int_eq(big[1], 0);
+	ck_assert_int_eq(big[2], 2);
+	ck_assert_int_eq(big[3], 1);
+	ck_assert_int_eq(big[4], 3);
+	tilecopy_plan_destroy(p);
+	tilecopy_tensor_destroy(a);
+	tilecopy_tensor_destroy(b);
+}
+END_TEST
+
+START_TEST(test_dtype_mismatch)
+{
+	int64_t shape[2] = { 2, 3 };
+	tilecopy_tensor_t *f32, *i32, *f16;
+	tilecopy_plan_t *p;
+
+	TC_OK(tilecopy_tensor_create(&f32, "RowMajor", shape, 2, TILECOPY_DT_F32, NULL, 0));
+	TC_OK(tilecopy_tensor_create(&i32, "ColumnMajor", shape, 2, TILECOPY_DT_I32, NULL, 0));
+	TC_OK(tilecopy_tensor_create(&f16, "ColumnMajor", shape, 2, TILECOPY_DT_F16, NULL, 0));
+	TC_FAILS(tilecopy_plan_create(&p, f32, i32, 0), TILECOPY_ERR_DTYPE_MISMATCH,
+		 "TILECOPY_PLAN_REINTERPRET");
+	ck_assert_ptr_null(p);
+	TC_OK(tilecopy_plan_create(&p, f32, i32, TILECOPY_PLAN_REINTERPRET));
+	tilecopy_plan_destroy(p);
+	TC_FAILS(tilecopy_plan_create(&p, f32, f16, TILECOPY_PLAN_REINTERPRET),
+		 TILECOPY_ERR_DTYPE_MISMATCH, "element size");
+	tilecopy_tensor_destroy(f32);
+	tilecopy_tensor_destroy(i32);
+	tilecopy_tensor_destroy(f16);
+}
+END_TEST
+
+/* A tensor damaged by hand (white-box): plans refuse it, nothing overflows. */
+START_TEST(test_hand_built_tensors)
+{
+	int64_t shape[4] = { 1, 2, 3, 4 };
+	tilecopy_tensor_t *a, *b;
+	tilecopy_plan_t *p;
+	char buf[64];
+
+	TC_OK(tilecopy_tensor_create(&a, "NCHW", shape, 4, TILECOPY_DT_F32, NULL, 0));
+	TC_OK(tilecopy_tensor_create(&b, "NHWC", shape, 4, TILECOPY_DT_F32, NULL, 0));
+	a->layout.rank = 1000;
+	TC_FAILS(tilecopy_plan_create(&p, a, b, 0), TILECOPY_ERR_INVALID_ARG, "rank 1000");
+	a->layout.rank = 17;
+	TC_FAILS(tilecopy_plan_create(&p, a, b, 0), TILECOPY_ERR_INVALID_ARG, "rank 17");
+	a->layout.rank = 4;
+	a->layout.nleaves = 40;
+	TC_FAILS(tilecopy_plan_create(&p, a, b, 0), TILECOPY_ERR_INVALID_ARG, "leaves");
+	a->layout.nleaves = 4;
+	a->layout.mode[2] = 7;
+	TC_FAILS(tilecopy_plan_create(&p, a, b, 0), TILECOPY_ERR_INVALID_ARG, "mode");
+	a->layout.mode[2] = 2;
+	a->extent[3] = 5;
+	TC_FAILS(tilecopy_plan_create(&p, a, b, 0), TILECOPY_ERR_SHAPE_MISMATCH, "extent 5");
+	a->extent[3] = 4;
+	TC_OK(tilecopy_plan_create(&p, a, b, 0));
+	tilecopy_plan_destroy(p);
+	/* the shape printer clamps a hand-made rank to the extent array */
+	tc_shape_str(a->extent, 1000, buf, sizeof(buf));
+	ck_assert_uint_lt(strlen(buf), sizeof(buf));
+	{
+		int xs = 0;
+
+		for (const char *c = buf; *c; c++)
+			xs += *c == 'x';
+		ck_assert_int_eq(xs, TILECOPY_MAX_RANK - 1);
+	}
+	tilecopy_tensor_destroy(a);
+	tilecopy_tensor_destroy(b);
+}
+END_TEST
+
+START_TEST(test_shape_parse_strict)
+{
+	int64_t s[4];
+	int r;
+
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2x3x"), TILECOPY_ERR_PARSE, "end");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2,"), TILECOPY_ERR_PARSE, "end");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "x2"), TILECOPY_ERR_PARSE, "");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2xx3"), TILECOPY_ERR_PARSE, "");
+	TC_OK(tilecopy_shape_parse(s, &r, 4, "2x3"));
+	ck_assert_int_eq(r, 2);
+}
+END_TEST
+
+/* Strided tensors: numpy's transposed view copied to row-major. */
+START_TEST(test_strided)
+{
+	int64_t shape[2] = { 3, 2 }, st_el[2] = { 1, 3 }, st_b[2] = { 4, 12 }, got[2];
+	float src[6] = { 0, 1, 2, 3, 4, 5 }, dst[6];
+	tilecopy_tensor_t *v, *vb, *r, *bad;
+	tilecopy_plan_t *p;
+	uint64_t bytes;
+
+	/* a = arange(6).reshape(2,3); v = a.T: shape (3,2), strides (1,3) */
+	TC_OK(tilecopy_tensor_create_strided(&v, 2, shape, st_el, TILECOPY_DT_F32, 0, 0));
+	TC_OK(tilecopy_tensor_create_strided(&vb, 2, shape, st_b, TILECOPY_DT_F32, 0,
+					     TILECOPY_STRIDES_BYTES));
+	TC_OK(tilecopy_tensor_strides(vb, got, 2));
+	ck_assert_int_eq(got[0], 1);
+	ck_assert_int_eq(got[1], 3);
+	TC_OK(tilecopy_tensor_create_strided(&r, 2, shape, NULL, TILECOPY_DT_F32, 0, 0));
+	TC_OK(tilecopy_plan_create(&p, v, r, 0));
+	TC_OK(tilecopy_plan_execute_cpu(p, src, sizeof(src), dst, sizeof(dst), NULL));
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 2; j++)
+			ck_assert_float_eq(dst[i * 2 + j], src[j * 3 + i]);
+	tilecopy_plan_destroy(p);
+	tilecopy_tensor_destroy(v);
+	/* errors name the field */
+	st_el[1] = -3;
+	TC_FAILS(tilecopy_tensor_create_strided(&bad, 2, shape, st_el, TILECOPY_DT_F32, 0, 0),
+		 TILECOPY_ERR_UNSUPPORTED, "strides[1]");
+	st_b[1] = 6;
+	TC_FAILS(tilecopy_tensor_create_strided(&bad, 2, shape, st_b, TILECOPY_DT_F32, 0,
+						TILECOPY_STRIDES_BYTES),
+		 TILECOPY_ERR_INVALID_ARG, "multiple of the element size");
+	TC_FAILS(tilecopy_tensor_create_strided(&bad, 2, shape, NULL, TILECOPY_DT_F32, 2, 0),
+		 TILECOPY_ERR_INVALID_ARG, "byte offset");
+	ck_assert_ptr_null(bad);
+	/* the byte offset counts in the buffer size */
+	TC_OK(tilecopy_tensor_create_strided(&v, 2, shape, NULL, TILECOPY_DT_F32, 40, 0));
+	TC_OK(tilecopy_tensor_bytes(v, &bytes));
+	ck_assert_uint_eq(bytes, 40 + 24);
+	tilecopy_tensor_destroy(v);
+	tilecopy_tensor_destroy(vb);
+	tilecopy_tensor_destroy(r);
+}
+END_TEST
+
+/* A view destination: elements written, the bytes between them untouched. */
+START_TEST(test_view_keeps_gaps)
+{
+	int64_t shape[2] = { 2, 2 }, strides[2] = { 4, 1 };
+	uint8_t src[4] = { 1, 2, 3, 4 }, dst[8];
+	tilecopy_tensor_t *s, *d, *df;
+	tilecopy_plan_t *p;
+
+	memset(dst, 0xee, sizeof(dst));
+	TC_OK(tilecopy_tensor_create(&s, "RowMajor", shape, 2, TILECOPY_DT_U8, NULL, 0));
+	TC_OK(tilecopy_tensor_create_strided(&d, 2, shape, strides, TILECOPY_DT_U8, 0, 0));
+	TC_OK(tilecopy_plan_create(&p, s, d, 0));
+	TC_OK(tilecopy_plan_execute_cpu(p, src, 4, dst, 8, NULL));
+	ck_assert_uint_eq(dst[0], 1);
+	ck_assert_uint_eq(dst[1], 2);
+	ck_assert_uint_eq(dst[2], 0xee);
+	ck_assert_uint_eq(dst[4], 3);
+	ck_assert_uint_eq(dst[5], 4);
+	tilecopy_plan_destroy(p);
+	/* the same strides as a format: gaps are padding, zero-filled */
+	TC_OK(tilecopy_tensor_create(&df, "strided:4,1", shape, 2, TILECOPY_DT_U8, NULL, 0));
+	TC_OK(tilecopy_plan_create(&p, s, df, 0));
+	TC_OK(tilecopy_plan_execute_cpu(p, src, 4, dst, 8, NULL));
+	ck_assert_uint_eq(dst[2], 0);
+	tilecopy_plan_destroy(p);
+	tilecopy_tensor_destroy(s);
+	tilecopy_tensor_destroy(d);
+	tilecopy_tensor_destroy(df);
+}
+END_TEST
+
+START_TEST(test_from_layout)
+{
+	tilecopy_layout_t *l;
+	tilecopy_tensor_t *t, *f;
+	int64_t ext[2] = { 8, 10 };
+	int yes;
+
+	TC_OK(tilecopy_layout_parse(&l, "((4,2),(4,3)):((4,16),(1,32))"));
+	TC_OK(tilecopy_tensor_create_layout(&t, l, NULL, TILECOPY_DT_F16, 0));
+	TC_OK(tilecopy_tensor_create(&f, "zN", ext, 2, TILECOPY_DT_F16, "4x4", 0));
+	ext[1] = 12;
+	tilecopy_tensor_destroy(f);
+	TC_OK(tilecopy_tensor_create(&f, "zN", ext, 2, TILECOPY_DT_F16, "4x4", 0));
+	TC_OK(tilecopy_tensor_is_contiguous_in(t, "zN", &yes));
+	/* zN of f16 has 16x16 fractals by default, so not that one */
+	ck_assert_int_eq(yes, 0);
+	tilecopy_tensor_destroy(t);
+	ext[1] = 13;
+	TC_FAILS(tilecopy_tensor_create_layout(&t, l, ext, TILECOPY_DT_F16, 0),
+		 TILECOPY_ERR_SHAPE_MISMATCH, "extent 13");
+	ext[1] = 10;	/* padding within the layout's modes */
+	TC_OK(tilecopy_tensor_create_layout(&t, l, ext, TILECOPY_DT_F16, 0));
+	TC_OK(tilecopy_tensor_has_padding(t, &yes));
+	ck_assert_int_eq(yes, 1);
+	tilecopy_tensor_destroy(t);
+	tilecopy_tensor_destroy(f);
+	tilecopy_layout_destroy(l);
+}
+END_TEST
+
+/* Shapes in format order: NHWC given as N,H,W,C is the NHWC tensor. */
+START_TEST(test_physical_shape)
+{
+	static const struct {
+		const char *fmt;
+		int64_t phys[4], logical[4];
+		int order[4];
+	} cases[] = {
+		{ "NHWC", { 2, 5, 7, 3 }, { 2, 3, 5, 7 }, { 0, 2, 3, 1 } },
+		{ "NCHW", { 2, 3, 5, 7 }, { 2, 3, 5, 7 }, { 0, 1, 2, 3 } },
+		{ "CHWN", { 3, 5, 7, 2 }, { 2, 3, 5, 7 }, { 1, 2, 3, 0 } },
+		{ "CHWN4", { 3, 5, 7, 2 }, { 2, 3, 5, 7 }, { 1, 2, 3, 0 } },
+		{ "nChw16c", { 2, 3, 5, 7 }, { 2, 3, 5, 7 }, { 0, 1, 2, 3 } },
+		{ "HWCN", { 5, 7, 3, 2 }, { 2, 3, 5, 7 }, { 2, 3, 1, 0 } },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tilecopy_tensor_t *p, *l;
+		int64_t got[4];
+		int order[4], same;
+
+		TC_OK(tilecopy_tensor_create(&p, cases[i].fmt, cases[i].phys, 4, TILECOPY_DT_F32,
+					     NULL, TILECOPY_TENSOR_SHAPE_PHYSICAL));
+		TC_OK(tilecopy_tensor_shape(p, got, 4));
+		ck_assert_msg(!memcmp(got, cases[i].logical, sizeof(got)), "%s", cases[i].fmt);
+		TC_OK(tilecopy_tensor_physical_order(p, order, 4));
+		ck_assert_msg(!memcmp(order, cases[i].order, sizeof(order)), "%s order", cases[i].fmt);
+		TC_OK(tilecopy_tensor_create(&l, cases[i].fmt, cases[i].logical, 4,
+					     TILECOPY_DT_F32, NULL, 0));
+		TC_OK(tilecopy_tensor_is_contiguous_in(p, cases[i].fmt, &same));
+		ck_assert(same);
+		tilecopy_tensor_destroy(p);
+		tilecopy_tensor_destroy(l);
+	}
+}
+END_TEST
+
+START_TEST(test_dlpack_roundtrip)
+{
+	int64_t shape[4] = { 2, 3, 4, 5 }, strides[4] = { 60, 1, 15, 3 };
+	DLTensor dl = { 0 };
+	DLManagedTensor *m;
+	tilecopy_tensor_t *t, *t2, *blk, *bad;
+	int same;
+
+	/* a channels-last NCHW tensor, as PyTorch exports it */
+	dl.device.device_type = kDLCPU;
+	dl.ndim = 4;
+	dl.dtype.code = kDLFloat;
+	dl.dtype.bits = 32;
+	dl.dtype.lanes = 1;
+	dl.shape = shape;
+	dl.strides = strides;
+	dl.byte_offset = 16;
+	TC_OK(tilecopy_tensor_from_dlpack(&t, &dl, 0));
+	TC_OK(tilecopy_tensor_is_contiguous_in(t, "NHWC", &same));
+	ck_assert(same);
+	TC_OK(tilecopy_tensor_to_dlpack(&m, t, (void *)shape, 0));
+	ck_assert_int_eq(m->dl_tensor.ndim, 4);
+	ck_assert_int_eq(m->dl_tensor.byte_offset, 16);
+	ck_assert_int_eq(m->dl_tensor.strides[2], 15);
+	ck_assert_int_eq(m->dl_tensor.dtype.code, kDLFloat);
+	TC_OK(tilecopy_tensor_from_dlpack(&t2, &m->dl_tensor, 0));
+	m->deleter(m);
+	TC_OK(tilecopy_tensor_is_contiguous_in(t2, "NHWC", &same));
+	ck_assert(same);
+	/* a blocked tensor: only its physical view */
+	shape[1] = 20;
+	TC_OK(tilecopy_tensor_create(&blk, "nChw16c", shape, 4, TILECOPY_DT_F32, NULL, 0));
+	TC_FAILS(tilecopy_tensor_to_dlpack(&m, blk, (void *)shape, 0), TILECOPY_ERR_UNSUPPORTED,
+		 "TILECOPY_DLPACK_PHYSICAL");
+	TC_OK(tilecopy_tensor_to_dlpack(&m, blk, (void *)shape, TILECOPY_DLPACK_PHYSICAL));
+	ck_assert_int_eq(m->dl_tensor.ndim, 5);
+	ck_assert_int_eq(m->dl_tensor.shape[1], 2);	/* C1 */
+	ck_assert_int_eq(m->dl_tensor.shape[4], 16);	/* c0 */
+	m->deleter(m);
+	tilecopy_tensor_destroy(blk);
+	/* refusals name the field */
+	strides[1] = -1;
+	TC_FAILS(tilecopy_tensor_from_dlpack(&bad, &dl, 0), TILECOPY_ERR_UNSUPPORTED,
+		 "negative");
+	dl.dtype.lanes = 4;
+	TC_FAILS(tilecopy_tensor_from_dlpack(&bad, &dl, 0), TILECOPY_ERR_UNSUPPORTED, "lanes");
+	dl.dtype.lanes = 1;
+	dl.device.device_type = kDLCUDA;
+	TC_FAILS(tilecopy_tensor_from_dlpack(&bad, &dl, 0), TILECOPY_ERR_UNSUPPORTED, "device");
+	tilecopy_tensor_destroy(t);
+	tilecopy_tensor_destroy(t2);
+}
+END_TEST
+
+/*
+ * Handles shared by threads: each thread plans from the same tensors and
+ * runs the same plan on its own buffers, and half of them make calls fail
+ * in between: results and per-thread messages must not mix.
+ */
+struct thr {
+	const tilecopy_tensor_t *a, *b;
+	const tilecopy_plan_t *plan;
+	int id, bad;
+};
+
+static void *thr_main(void *arg)
+{
+	struct thr *t = arg;
+	int32_t in[6 * 7], out[6 * 7];
+
+	for (int it = 0; it < 200 && !t->bad; it++) {
+		tilecopy_plan_t *p = NULL;
+		tilecopy_tensor_t *x = NULL;
+		int64_t bogus = -1;
+
+		for (int i = 0; i < 42; i++)
+			in[i] = t->id * 1000 + i;
+		if (tilecopy_plan_create(&p, t->a, t->b, 0) ||
+		    tilecopy_plan_execute_cpu(t->plan, in, sizeof(in), out, sizeof(out), NULL))
+			t->bad = 1;
+		if (tilecopy_last_error()[0])		/* success clears it */
+			t->bad = 2;
+		if (t->id & 1) {
+			if (tilecopy_tensor_create(&x, "NCHW", &bogus, 1, TILECOPY_DT_I32, NULL, 0) !=
+			    TILECOPY_ERR_SHAPE_MISMATCH || !strstr(tilecopy_last_error(), "-1"))
+				t->bad = 3;
+		}
+		for (int r = 0; r < 6 && !t->bad; r++)
+			for (int c = 0; c < 7; c++)
+				if (out[c * 6 + r] != in[r * 7 + c])
+					t->bad = 4;
+		tilecopy_plan_destroy(p);
+	}
+	return NULL;
+}
+
+START_TEST(test_threads_share_handles)
+{
+	int64_t shape[2] = { 6, 7 };
+	tilecopy_tensor_t *a, *b;
+	tilecopy_plan_t *p;
+	pthread_t th[4];
+	struct thr t[4];
+
+	TC_OK(tilecopy_tensor_create(&a, "RowMajor", shape, 2, TILECOPY_DT_I32, NULL, 0));
+	TC_OK(tilecopy_tensor_create(&b, "ColumnMajor", shape, 2, TILECOPY_DT_I32, NULL, 0));
+	TC_OK(tilecopy_plan_create(&p, a, b, 0));
+	for (int i = 0; i < 4; i++) {
+		t[i] = (struct thr){ .a = a, .b = b, .plan = p, .id = i };
+		ck_assert_int_eq(pthread_create(&th[i], NULL, thr_main, &t[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		ck_assert_msg(!t[i].bad, "thread %d: failure %d", i, t[i].bad);
+	}
+	tilecopy_plan_destroy(p);
+	tilecopy_tensor_destroy(a);
+	tilecopy_tensor_destroy(b);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("api");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_version);
+	tcase_add_test(tc, test_null_everywhere);
+	tcase_add_test(tc, test_outputs_and_handles);
+	tcase_add_test(tc, test_in_place);
+	tcase_add_test(tc, test_dtype_mismatch);
+	tcase_add_test(tc, test_hand_built_tensors);
+	tcase_add_test(tc, test_shape_parse_strict);
+	tcase_add_test(tc, test_strided);
+	tcase_add_test(tc, test_view_keeps_gaps);
+	tcase_add_test(tc, test_from_layout);
+	tcase_add_test(tc, test_physical_shape);
+	tcase_add_test(tc, test_dlpack_roundtrip);
+	tcase_add_test(tc, test_threads_share_handles);
+	suite_add_tcase(s, tc);
+	return tc_run_suite(s);
+}
