@@ -78,13 +78,10 @@ END_TEST
 /* sysfs attribute of device 0 (in its PCI device directory), as text */
 static void sysfs_read(const char *name, char *buf, size_t len)
 {
-	char node[64], path[256];
-	const char *dev = tc_find_device(0, node, sizeof(node));
+	char path[256];
 	FILE *f;
 
-	ck_assert(dev);
-	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/%s",
-		 dev + strlen("/dev/accel/"), name);
+	ck_assert(tc_device_sysfs(0, name, path, sizeof(path)));
 	f = fopen(path, "r");
 	ck_assert_msg(f, "no %s", path);
 	ck_assert(fgets(buf, len, f));

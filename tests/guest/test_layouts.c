@@ -48,13 +48,10 @@ static tilecopy_device_t *dev;
 /* jobs the engine completed (driver's sysfs counter): proves it ran them */
 static long long jobs_done(void)
 {
-	char node[64], path[256], buf[64] = "";
-	const char *d = tc_find_device(0, node, sizeof(node));
+	char path[256], buf[64] = "";
 	FILE *f;
 
-	ck_assert(d);
-	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/jobs_done",
-		 d + strlen("/dev/accel/"));
+	ck_assert(tc_device_sysfs(0, "jobs_done", path, sizeof(path)));
 	f = fopen(path, "r");
 	ck_assert_msg(f, "no %s", path);
 	ck_assert(fgets(buf, sizeof(buf), f));
