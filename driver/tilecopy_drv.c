@@ -5,6 +5,7 @@
  * Copyright (c) 2026 The tilecopy authors
  */
 
+#include <linux/bits.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -24,6 +25,15 @@
 #include "tilecopy_mmu.h"
 
 #define TC_FW_DEFAULT	"tilecopy/engine.bin"
+
+/*
+ * The engine's page tables hold bus addresses in bits 51:12 (PTEs and
+ * table pointers alike, docs/hardware.md), so it reaches 52 bits. A wider
+ * mask would let a system with more physical address bits (arm64 with
+ * 52-bit PA) or an IOMMU hand out addresses the PTEs silently truncate.
+ */
+#define TC_DMA_BITS	52
+static_assert(GENMASK_ULL(TC_DMA_BITS - 1, TC_PAGE_SHIFT) == TC_PTE_ADDR_MASK);
 
 static char *tc_fw_name = TC_FW_DEFAULT;
 module_param_named(firmware, tc_fw_name, charp, 0444);
@@ -216,9 +226,9 @@ static int tc_pci_setup(struct tc_device *tdev)
 	if (ret)
 		return dev_err_probe(&pdev->dev, ret, "cannot enable the PCI device\n");
 	pci_set_master(pdev);
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(TC_DMA_BITS));
 	if (ret)
-		return dev_err_probe(&pdev->dev, ret, "no 64-bit DMA\n");
+		return dev_err_probe(&pdev->dev, ret, "no %d-bit DMA\n", TC_DMA_BITS);
 
 	tdev->regs = pcim_iomap_region(pdev, TC_BAR_REGS, "tilecopy-regs");
 	if (IS_ERR(tdev->regs))
