@@ -49,6 +49,7 @@ include tests/unit/unit.mk
 -include tests/qemu/guest.mk
 include tests/sdk/sdk.mk
 -include tests/reliability/reliability.mk
+-include tests/arm64/arm64.mk
 
 all: $(ALL_TARGETS)
 
