@@ -126,7 +126,8 @@ qemu-build-arm64:
 
 ARM64_ENV := QEMU_SYSTEM=$(abspath $(ARM64_QEMU)) BUILD=$(abspath $(BUILD))
 
-# About 5 minutes warm on 2 shared cores (four guest boots, see check.sh).
+# Warm: 2.5 minutes on 2 quiet cores, 4-6 under load (four guest boots of
+# 15-50 s each, see check.sh, plus the arm64 static checks).
 check-arm64: check-module-arm64 qemu-build-arm64 firmware arm64-tests
 	$(ARM64_ENV) timeout 2400 bash tests/arm64/check.sh
 
