@@ -77,6 +77,7 @@ ifeq ($(CROSS),)
 -include tests/qemu/guest.mk
 include tests/sdk/sdk.mk
 -include tests/reliability/reliability.mk
+-include tests/arm64/arm64.mk
 endif
 
 all: $(ALL_TARGETS)

@@ -11,7 +11,7 @@
 #include "tilecopy_mmu.h"
 
 /*
- * /sys/kernel/debug/accel/<bdf>/:
+ * /sys/kernel/debug/accel/<bdf>/ (dri/<bdf>/ for a render node, see tc_fops):
  *   regs    global and queue registers
  *   queues  driver view of each queue
  *   jobs    jobs the engine owns, per queue
@@ -155,7 +155,7 @@ static const struct file_operations tc_reset_fops = {
  * tc_debugfs_init() - create the device's debugfs files
  * @tdev: device
  *
- * They live in the accel device's directory, removed with the device.
+ * They live in the device's debugfs directory, removed with the device.
  */
 void tc_debugfs_init(struct tc_device *tdev)
 {

@@ -292,13 +292,83 @@ static irqreturn_t tc_device_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/* The engine's interrupt enables, all on (as tc_device_hw_setup()) or off. */
+static void tc_device_int_mask(struct tc_device *tdev, bool on)
+{
+	unsigned int i;
+
+	tc_writel(tdev, TC_REG_INT_MASK,
+		  on ? TC_INT_FW_READY | TC_INT_FW_ERROR | TC_INT_RESET_DONE : 0);
+	for (i = 0; i < tdev->num_queues; i++)
+		tc_q_writel(&tdev->queues[i], TC_Q_INT_MASK,
+			    on ? TC_Q_INT_DONE | TC_Q_INT_ERROR : 0);
+}
+
+/*
+ * INTx, hard part: is the (maybe shared) line ours? Then mask the engine,
+ * which drops the level, until the thread has handled everything: a shared
+ * line cannot be IRQF_ONESHOT when its other users are not.
+ */
+static irqreturn_t tc_device_intx(int irq, void *data)
+{
+	struct tc_device *tdev = data;
+	u32 pending = tc_readl(tdev, TC_REG_INT_STATUS) & tc_readl(tdev, TC_REG_INT_MASK);
+	unsigned int i;
+
+	for (i = 0; i < tdev->num_queues && !pending; i++)
+		pending = tc_q_readl(&tdev->queues[i], TC_Q_INT_STATUS) &
+			  tc_q_readl(&tdev->queues[i], TC_Q_INT_MASK);
+	if (!pending)
+		return IRQ_NONE;
+	tc_device_int_mask(tdev, false);
+	return IRQ_WAKE_THREAD;
+}
+
+/* INTx, thread: what the MSI-X vectors do one by one, then unmask. */
+static irqreturn_t tc_device_intx_thread(int irq, void *data)
+{
+	struct tc_device *tdev = data;
+	unsigned int i;
+
+	tc_device_irq(irq, tdev);
+	for (i = 0; i < tdev->num_queues; i++)
+		tc_queue_irq(irq, &tdev->queues[i]);
+	/* an event that came meanwhile raises the line again */
+	tc_device_int_mask(tdev, true);
+	return IRQ_HANDLED;
+}
+
+/*
+ * No MSI-X (a platform without an MSI controller, such as a GICv3 without
+ * ITS, or pci=nomsi): the engine also drives the legacy INTx line, level
+ * triggered, while any enabled status bit is set.
+ */
+static int tc_device_intx_init(struct tc_device *tdev, int msix_err)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	int ret;
+
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_INTX);
+	if (ret < 0)
+		return dev_err_probe(&pdev->dev, ret, "no MSI-X and no INTx interrupt\n");
+	tdev->intx = true;
+	ret = devm_request_threaded_irq(&pdev->dev, pci_irq_vector(pdev, 0),
+					tc_device_intx, tc_device_intx_thread,
+					IRQF_SHARED, KBUILD_MODNAME, tdev);
+	if (ret)
+		return dev_err_probe(&pdev->dev, ret, "cannot request the INTx interrupt\n");
+	dev_info(&pdev->dev, "no MSI-X (%pe): using the INTx interrupt\n",
+		 ERR_PTR(msix_err));
+	return 0;
+}
+
 /**
  * tc_device_irq_init() - allocate MSI-X vectors and request them
  * @tdev: device
  *
  * Vector q serves queue q; vector NUM_QUEUES the global events. Queue
  * events are handled in a thread: an error resets the queue, which may
- * wait for the engine.
+ * wait for the engine. Without MSI-X, one INTx line serves them all.
  *
  * Return: 0 or a negative error code.
  */
@@ -312,8 +382,7 @@ int tc_device_irq_init(struct tc_device *tdev)
 	ret = pci_alloc_irq_vectors(pdev, hw_queues + 1, hw_queues + 1,
 				    PCI_IRQ_MSIX);
 	if (ret < 0)
-		return dev_err_probe(&pdev->dev, ret, "cannot get %u MSI-X vectors\n",
-				     hw_queues + 1);
+		return tc_device_intx_init(tdev, ret);
 
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
@@ -343,6 +412,13 @@ void tc_device_irq_enable(struct tc_device *tdev, bool enable)
 {
 	unsigned int i;
 
+	if (tdev->intx) {
+		if (enable)
+			enable_irq(pci_irq_vector(tdev->pdev, 0));
+		else
+			disable_irq(pci_irq_vector(tdev->pdev, 0));
+		return;
+	}
 	for (i = 0; i < tdev->num_queues; i++) {
 		int irq = pci_irq_vector(tdev->pdev, i);
 

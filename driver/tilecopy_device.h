@@ -93,6 +93,7 @@ struct tc_stats {
  * @hw_version: TC_REG_VERSION.
  * @tilebuf_size: TC_REG_TILEBUF_SIZE.
  * @num_queues: queues in use (engine and firmware limit).
+ * @intx: no MSI-X: one legacy INTx line serves every queue and event.
  * @fw_name: firmware file requested at probe.
  * @fw_data: copy of the firmware image, booted again after every reset.
  * @fw_size: bytes of @fw_data.
@@ -116,6 +117,7 @@ struct tc_device {
 	u32 hw_version;
 	u32 tilebuf_size;
 	unsigned int num_queues;
+	bool intx;
 	const char *fw_name;
 	void *fw_data;
 	size_t fw_size;

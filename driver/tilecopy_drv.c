@@ -5,6 +5,7 @@
  * Copyright (c) 2026 The tilecopy authors
  */
 
+#include <linux/bits.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -24,6 +25,15 @@
 #include "tilecopy_mmu.h"
 
 #define TC_FW_DEFAULT	"tilecopy/engine.bin"
+
+/*
+ * The engine's page tables hold bus addresses in bits 51:12 (PTEs and
+ * table pointers alike, docs/hardware.md), so it reaches 52 bits. A wider
+ * mask would let a system with more physical address bits (arm64 with
+ * 52-bit PA) or an IOMMU hand out addresses the PTEs silently truncate.
+ */
+#define TC_DMA_BITS	52
+static_assert(GENMASK_ULL(TC_DMA_BITS - 1, TC_PAGE_SHIFT) == TC_PTE_ADDR_MASK);
 
 static char *tc_fw_name = TC_FW_DEFAULT;
 module_param_named(firmware, tc_fw_name, charp, 0444);
@@ -138,8 +148,25 @@ static int tc_ioctl_get_param(struct drm_device *dev, void *data,
 	return 0;
 }
 
+/*
+ * The accel core (CONFIG_DRM_ACCEL) is not in every distribution kernel:
+ * Debian's arm64 6.12 leaves it out. Built against such a kernel, the
+ * driver registers a DRM render node (/dev/dri/renderD*) instead of
+ * /dev/accel/accel*: the same ioctls, buffer objects, syncobjs and sysfs
+ * files; libtilecopy finds either. DRM_RENDER_ALLOW is what a render node
+ * asks of every ioctl; the accel node ignores it.
+ */
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
+#define TC_DRIVER_NODE	DRIVER_COMPUTE_ACCEL
+#define TC_NODE_FOPS	DRM_ACCEL_FOPS
+#else
+#define TC_DRIVER_NODE	DRIVER_RENDER
+#define TC_NODE_FOPS	DRM_GEM_FOPS
+#endif
+
 static const struct drm_ioctl_desc tc_ioctls[] = {
-#define TC_IOCTL(n, func) DRM_IOCTL_DEF_DRV(TILECOPY_##n, tc_ioctl_##func, 0)
+#define TC_IOCTL(n, func) \
+	DRM_IOCTL_DEF_DRV(TILECOPY_##n, tc_ioctl_##func, DRM_RENDER_ALLOW)
 	TC_IOCTL(GET_PARAM, get_param),
 	TC_IOCTL(BO_CREATE, bo_create),
 	TC_IOCTL(BO_INFO, bo_info),
@@ -148,10 +175,10 @@ static const struct drm_ioctl_desc tc_ioctls[] = {
 #undef TC_IOCTL
 };
 
-/* DEFINE_DRM_ACCEL_FOPS() plus fdinfo (drm-memory-* keys, as DRM drivers). */
+/* The node's file operations plus fdinfo (drm-memory-* keys, as DRM drivers). */
 static const struct file_operations tc_fops = {
 	.owner = THIS_MODULE,
-	DRM_ACCEL_FOPS,
+	TC_NODE_FOPS,
 	.show_fdinfo = drm_show_fdinfo,
 };
 
@@ -161,7 +188,7 @@ static void tc_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 }
 
 static const struct drm_driver tc_drm_driver = {
-	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ,
+	.driver_features = TC_DRIVER_NODE | DRIVER_GEM | DRIVER_SYNCOBJ,
 	.open = tc_open,
 	.postclose = tc_postclose,
 	.show_fdinfo = tc_show_fdinfo,
@@ -199,9 +226,9 @@ static int tc_pci_setup(struct tc_device *tdev)
 	if (ret)
 		return dev_err_probe(&pdev->dev, ret, "cannot enable the PCI device\n");
 	pci_set_master(pdev);
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(TC_DMA_BITS));
 	if (ret)
-		return dev_err_probe(&pdev->dev, ret, "no 64-bit DMA\n");
+		return dev_err_probe(&pdev->dev, ret, "no %d-bit DMA\n", TC_DMA_BITS);
 
 	tdev->regs = pcim_iomap_region(pdev, TC_BAR_REGS, "tilecopy-regs");
 	if (IS_ERR(tdev->regs))

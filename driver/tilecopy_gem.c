@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Copyright (c) 2026 The tilecopy authors */
 
+#include <linux/dma-map-ops.h>	/* dev_is_dma_coherent(), see tc_gem_create_object() */
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <drm/drm_file.h>
@@ -167,6 +168,15 @@ static const struct drm_gem_object_funcs tc_gem_funcs = {
  *
  * Used for created and for imported BOs alike.
  *
+ * An engine whose DMA does not snoop the CPU caches (an arm64 SoC whose
+ * PCIe host is not "dma-coherent") would read stale data a user wrote
+ * through a cached mapping, and the user would read stale lines after the
+ * engine wrote: such a device gets write-combined CPU mappings, as panfrost
+ * and panthor do; the engine's own memory (rings, descriptors, page tables)
+ * is dma_alloc_coherent() already. dev_is_dma_coherent() is what the DMA
+ * core itself decided for this PCI device (from the host bridge's firmware
+ * description); no driver-level API gives that answer for a PCI function.
+ *
  * Return: the GEM object or ERR_PTR(-ENOMEM).
  */
 struct drm_gem_object *tc_gem_create_object(struct drm_device *dev,
@@ -176,6 +186,7 @@ struct drm_gem_object *tc_gem_create_object(struct drm_device *dev,
 
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
+	bo->base.map_wc = !dev_is_dma_coherent(dev->dev);
 	mutex_init(&bo->maps_lock);
 	INIT_LIST_HEAD(&bo->maps);
 	bo->base.base.funcs = &tc_gem_funcs;

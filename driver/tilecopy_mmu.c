@@ -21,6 +21,13 @@
  */
 #define TC_GUARD_SIZE	TC_PAGE_SIZE
 
+/*
+ * The engine's pages are 4 KiB whatever the CPU's: a 16 KiB or 64 KiB
+ * kernel page (arm64) is mapped as 4 or 16 consecutive PTEs, and BOs,
+ * being whole CPU pages, are whole engine pages.
+ */
+static_assert(PAGE_SIZE % TC_PAGE_SIZE == 0);
+
 static int tc_pt_alloc(struct tc_device *tdev, struct tc_pt *pt, bool parent)
 {
 	pt->cpu = dma_alloc_coherent(&tdev->pdev->dev, TC_PAGE_SIZE, &pt->dma,

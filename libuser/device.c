@@ -4,7 +4,10 @@
  *
  * Discovery walks the "accel" subsystem with libudev (sysfs, so it also works
  * without a running udevd, as in the test guest) and keeps the devices whose
- * PCI parent is bound to the "tilecopy" driver, ordered by node name.
+ * PCI parent is bound to the "tilecopy" driver, ordered by node name. On a
+ * kernel without the accel core (CONFIG_DRM_ACCEL=n: Debian's arm64 6.12)
+ * the driver registers DRM render nodes instead: the "drm" subsystem's
+ * renderD* devices are taken the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,15 +59,21 @@ static int tc_enumerate(struct tc_found *out, int max)
 		return -ENOMEM;
 	}
 	udev_enumerate_add_match_subsystem(e, "accel");
+	udev_enumerate_add_match_subsystem(e, "drm");
 	udev_enumerate_scan_devices(e);
 	udev_list_entry_foreach(it, udev_enumerate_get_list_entry(e)) {
 		struct udev_device *d, *pci;
-		const char *node, *drv;
+		const char *node, *drv, *sub;
 
 		d = udev_device_new_from_syspath(u, udev_list_entry_get_name(it));
 		if (!d)
 			continue;
 		node = udev_device_get_devnode(d);
+		sub = udev_device_get_subsystem(d);
+		/* of the drm nodes, the render node (not cardN, nor connectors) */
+		if (node && (!sub || strcmp(sub, "accel")) &&
+		    strncmp(udev_device_get_sysname(d), "renderD", 7))
+			node = NULL;
 		pci = udev_device_get_parent_with_subsystem_devtype(d, "pci", NULL);
 		drv = pci ? udev_device_get_driver(pci) : NULL;
 		if (node && drv && !strcmp(drv, TC_DRIVER_NAME) && n < max) {

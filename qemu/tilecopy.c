@@ -1950,7 +1950,9 @@ static const MemoryRegionOps tilecopy_boot_ops = {
 static void tilecopy_realize(PCIDevice *pdev, Error **errp)
 {
     TilecopyState *s = TILECOPY(pdev);
+    Error *err = NULL;
     unsigned v;
+    int ret;
 
     if (s->num_queues < 1 || s->num_queues > TC_MAX_QUEUES) {
         error_setg(errp, "tilecopy: queues must be 1..%d", TC_MAX_QUEUES);
@@ -1968,11 +1970,22 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
                           "tilecopy-regs", TC_REGS_SIZE);
     pci_register_bar(pdev, TC_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->mmio);
-    if (msix_init_exclusive_bar(pdev, s->num_queues + 1, TC_BAR_MSIX, errp)) {
+    ret = msix_init_exclusive_bar(pdev, s->num_queues + 1, TC_BAR_MSIX, &err);
+    if (ret == -ENOTSUP) {
+        /*
+         * A machine without an MSI controller (virt with its=off): the
+         * engine works on INTx alone, as tilecopy_irq_flush() does whenever
+         * MSI-X is off, and the guest driver falls back to it.
+         */
+        error_prepend(&err, "tilecopy: INTx only: ");
+        warn_report_err(err);
+    } else if (ret < 0) {
+        error_propagate(errp, err);
         return;
-    }
-    for (v = 0; v <= s->num_queues; v++) {
-        msix_vector_use(pdev, v);
+    } else {
+        for (v = 0; v <= s->num_queues; v++) {
+            msix_vector_use(pdev, v);
+        }
     }
     s->boot_mem = g_malloc0(TC_BOOT_WINDOW_SIZE);
     memory_region_init_io(&s->boot, OBJECT(s), &tilecopy_boot_ops, s,

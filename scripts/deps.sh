@@ -17,7 +17,7 @@ BASE_PKGS="build-essential pkg-config check libdrm-dev libudev-dev libdnnl-dev
 ALL_PKGS="$BASE_PKGS ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev
 	libattr1-dev libcap-ng-dev dpkg-dev busybox-static seabios cpio
 	sparse xz-utils bc flex bison libelf-dev kmod
-	zlib1g-dev qemu-system-data"
+	zlib1g-dev qemu-system-data dwarves"
 
 case "$what" in
 base) pkgs=$BASE_PKGS ;;
@@ -78,12 +78,22 @@ if [ ${#missing[@]} -gt 0 ] || [ $need_update = 1 ]; then
 fi
 
 # check:arm64 for the NEON equivalence test under qemu-user (check-neon):
-# arm64 as a foreign architecture, then its static libcheck.
-if ! dpkg-query -W -f='${Status}' check:arm64 2>/dev/null | grep -q 'install ok installed'; then
+# arm64 as a foreign architecture, then its static libcheck. With `all`,
+# also arm64 libdrm and libudev: the arm64 guest's programs are cross-built
+# against them (tests/arm64/; dwarves above: the arm64 kernel configuration
+# needs pahole's version, scripts/kbuild-arm64.sh).
+arm64_pkgs=(check:arm64)
+[ "$what" = all ] && arm64_pkgs+=(libdrm-dev:arm64 libudev-dev:arm64)
+arm64_missing=()
+for p in "${arm64_pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		arm64_missing+=("$p")
+done
+if [ ${#arm64_missing[@]} -gt 0 ]; then
 	dpkg --print-foreign-architectures | grep -qx arm64 ||
 		$SUDO dpkg --add-architecture arm64
 	$SUDO apt-get update -qq
-	missing+=(check:arm64)
+	missing+=("${arm64_missing[@]}")
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

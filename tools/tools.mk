@@ -1,12 +1,13 @@
 # The tilecopy command line, linked against the static libraries: the core,
 # and the device backend when it is built (WITH_DEVICE=1, TC_HAVE_DEVICE).
-# A CROSS build links it fully statically (it runs under qemu-user).
+# A CROSS build links it fully statically (it runs under qemu-user), unless
+# it carries the device backend (WITH_DEVICE=1: there is no libudev.a).
 CLI := $(BUILD)/bin/tilecopy
 CLI_SRCS := $(wildcard tools/*.c)
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS))
 CLI_LDLIBS := $(LIB_LDLIBS) -lpthread
 CLI_DEFS := $(if $(filter 1,$(WITH_DEVICE)),-DTC_HAVE_DEVICE)
-CLI_STATIC := $(if $(CROSS),-static)
+CLI_STATIC := $(if $(CROSS),$(if $(filter 1,$(WITH_DEVICE)),,-static))
 # bench/bench.mk (included after this file) sets BENCH_LIB_OBJS and
 # BENCH_LDLIBS; `tilecopy bench` links them when they exist.
 CLI_BENCH_FLAGS = $(if $(BENCH_LIB_OBJS),-DTC_HAVE_BENCH -I$(TOP)/bench)

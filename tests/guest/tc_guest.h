@@ -3,7 +3,8 @@
  * tc_guest.h - helpers of the in-guest driver tests (tests/guest/).
  *
  * The tests run inside the QEMU guest started by tests/qemu/run-guest.sh,
- * against /dev/accel/accel* of the tilecopy driver. They talk to the driver
+ * against /dev/accel/accel* of the tilecopy driver (/dev/dri/renderD* on a
+ * kernel without the accel core). They talk to the driver
  * with raw ioctls (through libdrm's drmIoctl), never through libtilecopy, so
  * that the uAPI itself is what is tested.
  *
@@ -32,6 +33,10 @@
 
 /* Path of the n-th tilecopy device node (by PCI id), or NULL. */
 const char *tc_find_device(int n, char *buf, size_t len);
+/* "/sys/dev/char/M:m/device/<attr>" (the PCI device's) of the n-th node. */
+const char *tc_device_sysfs(int n, const char *attr, char *buf, size_t len);
+/* "/sys/kernel/debug/{accel,dri}/<PCI name>/<file>" of the n-th node. */
+const char *tc_device_debugfs(int n, const char *file, char *buf, size_t len);
 /* Number of tilecopy device nodes. */
 int tc_count_devices(void);
 /* Open the first tilecopy device (or $TC_DEVICE); fails the test if none. */

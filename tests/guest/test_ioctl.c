@@ -78,13 +78,10 @@ END_TEST
 /* sysfs attribute of device 0 (in its PCI device directory), as text */
 static void sysfs_read(const char *name, char *buf, size_t len)
 {
-	char node[64], path[256];
-	const char *dev = tc_find_device(0, node, sizeof(node));
+	char path[256];
 	FILE *f;
 
-	ck_assert(dev);
-	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/%s",
-		 dev + strlen("/dev/accel/"), name);
+	ck_assert(tc_device_sysfs(0, name, path, sizeof(path)));
 	f = fopen(path, "r");
 	ck_assert_msg(f, "no %s", path);
 	ck_assert(fgets(buf, len, f));
@@ -141,8 +138,10 @@ END_TEST
 
 START_TEST(test_bo_create_valid)
 {
+	/* sizes round up to CPU pages (4, 16 or 64 KiB), VAs to engine pages */
+	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	int fd = tc_open();
-	struct drm_tilecopy_bo_create a = { .size = 1 }, b = { .size = 3 * 4096 + 5 };
+	struct drm_tilecopy_bo_create a = { .size = 1 }, b = { .size = 3 * pg + 5 };
 	struct drm_tilecopy_bo_info info = { 0 };
 
 	tc_assert_ok(tc_ioctl(fd, DRM_IOCTL_TILECOPY_BO_CREATE, &a));
@@ -150,21 +149,21 @@ START_TEST(test_bo_create_valid)
 	ck_assert_uint_ne(a.handle, 0);
 	ck_assert_uint_ne(a.handle, b.handle);
 	ck_assert_uint_ge(a.va, VA_START);
-	ck_assert_uint_le(a.va + 4096, VA_END);
+	ck_assert_uint_le(a.va + pg, VA_END);
 	ck_assert_uint_eq(a.va % 4096, 0);
 	ck_assert_uint_eq(b.va % 4096, 0);
 	/* no overlap in the device address space */
-	ck_assert(a.va + 4096 <= b.va || b.va + 4 * 4096 <= a.va);
+	ck_assert(a.va + pg <= b.va || b.va + 4 * pg <= a.va);
 	ck_assert_uint_ne(a.mmap_offset, b.mmap_offset);
 
 	info.handle = b.handle;
 	tc_assert_ok(tc_ioctl(fd, DRM_IOCTL_TILECOPY_BO_INFO, &info));
-	ck_assert_uint_eq(info.size, 4 * 4096);	/* rounded up to pages */
+	ck_assert_uint_eq(info.size, 4 * pg);	/* rounded up to pages */
 	ck_assert_uint_eq(info.va, b.va);
 	ck_assert_uint_eq(info.mmap_offset, b.mmap_offset);
 	info.handle = a.handle;
 	tc_assert_ok(tc_ioctl(fd, DRM_IOCTL_TILECOPY_BO_INFO, &info));
-	ck_assert_uint_eq(info.size, 4096);
+	ck_assert_uint_eq(info.size, pg);
 	tc_assert_ok(tc_gem_close(fd, a.handle));
 	tc_assert_ok(tc_gem_close(fd, b.handle));
 	close(fd);
@@ -241,6 +240,7 @@ END_TEST
 
 START_TEST(test_bo_mmap)
 {
+	const uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
 	int fd = tc_open();
 	struct tc_bo bo;
 	uint8_t *p;
@@ -259,8 +259,8 @@ START_TEST(test_bo_mmap)
 	/* an offset that is no BO */
 	bad = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, bo.mmap_offset + (1ull << 32));
 	ck_assert(bad == MAP_FAILED);
-	/* larger than the BO */
-	bad = mmap(NULL, bo.size + 4096, PROT_READ, MAP_SHARED, fd, bo.mmap_offset);
+	/* larger than the BO (which is whole CPU pages) */
+	bad = mmap(NULL, bo.size + pg, PROT_READ, MAP_SHARED, fd, bo.mmap_offset);
 	ck_assert(bad == MAP_FAILED);
 	tc_bo_free(fd, &bo);
 	close(fd);

@@ -28,13 +28,10 @@
 /* sysfs counter of the device behind @fd's node (the PCI device). */
 static long long tc_sysfs_stat(int n, const char *name)
 {
-	char node[64], path[256], buf[64] = "";
-	const char *dev = tc_find_device(n, node, sizeof(node));
+	char path[256], buf[64] = "";
 	FILE *f;
 
-	ck_assert(dev);
-	snprintf(path, sizeof(path), "/sys/class/accel/%s/device/%s",
-		 dev + strlen("/dev/accel/"), name);
+	ck_assert(tc_device_sysfs(n, name, path, sizeof(path)));
 	f = fopen(path, "r");
 	ck_assert_msg(f, "no %s", path);
 	ck_assert(fgets(buf, sizeof(buf), f));
@@ -44,19 +41,7 @@ static long long tc_sysfs_stat(int n, const char *name)
 
 static void debugfs_path(int n, const char *file, char *out, size_t len)
 {
-	char node[64], link[512], target[512];
-	const char *dev = tc_find_device(n, node, sizeof(node));
-	const char *pci;
-	ssize_t r;
-
-	ck_assert(dev);
-	/* accel devices keep their debugfs files in accel/<parent device name>/ */
-	snprintf(link, sizeof(link), "/sys/class/accel/%s/device", dev + strlen("/dev/accel/"));
-	r = readlink(link, target, sizeof(target) - 1);
-	ck_assert_msg(r > 0, "readlink %s: %s", link, strerror(errno));
-	target[r] = 0;
-	pci = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-	snprintf(out, len, "/sys/kernel/debug/accel/%s/%s", pci, file);
+	ck_assert_msg(tc_device_debugfs(n, file, out, len), "no debugfs dir of device %d", n);
 }
 
 /* A single one-descriptor job that must succeed. */

@@ -11,6 +11,11 @@
 #   --timeout S          seconds COMMAND may run inside the guest (default 300)
 #   --smp N              guest CPUs (default 2)
 #   --keep               keep the run directory (console log, dmesg) on success
+#   --arch A             x86_64 (default), arm64 or arm64-16k (16 KiB pages):
+#                        Debian's arm64 kernel on the `virt` board, settings
+#                        in tests/qemu/arch-arm64.sh (tests/arm64/)
+#   --no-msi             no MSI in the guest: the driver falls back to INTx
+#                        (arm64: a GICv3 without ITS; x86: pci=nomsi)
 #
 # COMMAND runs inside the guest, chrooted into the host's / (shared read-only
 # through 9p, so host binaries and the build tree are at the same paths), with
@@ -22,7 +27,8 @@
 # KASAN or UBSAN line (printed) although COMMAND passed; 125 when the guest
 # could not run it (boot failure, timeout: the console log is printed).
 #
-# Environment: QEMU_SYSTEM (default build/qemu/qemu-system-x86_64, else
+# Environment (the defaults are for x86_64; arch-arm64.sh has its own):
+# QEMU_SYSTEM (default build/qemu/qemu-system-x86_64, else
 # qemu-system-x86_64 from PATH when --devices 0), QEMU_FIRMWARE_ARGS,
 # TC_MODULE (default build/driver/tilecopy.ko), TC_FW_DIR (firmware search
 # path, default build/firmware), TILECOPY_CACHE (kernel cache).
@@ -40,6 +46,8 @@ module_args=
 timeout_s=300
 smp=2
 keep=0
+arch=x86_64
+no_msi=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--devices) devices=$2; shift 2 ;;
@@ -49,16 +57,35 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--arch) arch=$2; shift 2 ;;
+	--no-msi) no_msi=1; shift ;;
 	--) shift; break ;;
 	*) echo "run-guest: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
 [ $# -gt 0 ] || { echo "usage: run-guest.sh [options] -- COMMAND ARGS..." >&2; exit 2; }
 
-qemu=${QEMU_SYSTEM:-$B/qemu/qemu-system-x86_64}
+# What differs between architectures; x86_64 here, the others sourced.
+qemu_name=qemu-system-x86_64
+firmware_dirs="/usr/share/seabios /usr/share/qemu"
+module_default=$B/driver/tilecopy.ko
+machine_args=(-cpu max)
+console=ttyS0
+arch_append=
+[ $no_msi = 1 ] && arch_append=pci=nomsi
+initrd_name=initramfs
+busybox=			# the host's busybox-static
+guest_busybox_dir=		# the host's userspace runs COMMAND (bash)
+case $arch in
+x86_64) ;;
+arm64|arm64-16k) . "$here/arch-arm64.sh" ;;
+*) echo "run-guest: unknown --arch '$arch' (x86_64|arm64|arm64-16k)" >&2; exit 2 ;;
+esac
+
+qemu=${QEMU_SYSTEM:-$B/qemu/$qemu_name}
 if [ ! -x "$qemu" ]; then
-	if [ "$devices" = 0 ] && command -v qemu-system-x86_64 >/dev/null; then
-		qemu=$(command -v qemu-system-x86_64)
+	if [ "$devices" = 0 ] && command -v $qemu_name >/dev/null; then
+		qemu=$(command -v $qemu_name)
 	else
 		echo "run-guest: no QEMU at $qemu (make qemu-build)" >&2
 		exit 125
@@ -66,16 +93,16 @@ if [ ! -x "$qemu" ]; then
 fi
 if [ -z "${QEMU_FIRMWARE_ARGS:-}" ]; then
 	QEMU_FIRMWARE_ARGS=
-	for d in /usr/share/seabios /usr/share/qemu; do
+	for d in $firmware_dirs; do
 		[ -d $d ] && QEMU_FIRMWARE_ARGS="$QEMU_FIRMWARE_ARGS -L $d"
 	done
 fi
-module=${TC_MODULE:-$B/driver/tilecopy.ko}
+module=${TC_MODULE:-$module_default}
 fwdir=${TC_FW_DIR:-$B/firmware}
 
-kdir=$(timeout 900 bash "$here/fetch-kernel.sh")
-initrd=$B/guest/initramfs.cpio.gz
-timeout 300 bash "$here/mkinitramfs.sh" "$kdir" "$initrd"
+kdir=$(timeout 900 bash "$here/fetch-kernel.sh" --arch "$arch")
+initrd=$B/guest/$initrd_name.cpio.gz
+timeout 300 bash "$here/mkinitramfs.sh" "$kdir" "$initrd" $busybox
 
 # Kernel modules to load, in order; the 9p ones are loaded by /init itself.
 kmods=
@@ -116,6 +143,7 @@ chmod 0777 "$res"
 	echo "GUEST_TIMEOUT=$timeout_s"
 	echo "GUEST_FW_PATH='$fwdir'"
 	echo "GUEST_TMP_BINDS='$tmp_binds'"
+	echo "GUEST_BUSYBOX_DIR='$guest_busybox_dir'"
 	if [ $no_module = 0 ]; then
 		echo "GUEST_MODULE='$module'"
 		echo "GUEST_MODULE_ARGS='$module_args'"
@@ -125,7 +153,7 @@ chmod 0777 "$res"
 } >"$res/env"
 {
 	echo "cd $(printf %q "$TOP") || exit 125"
-	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	echo "export PATH=${guest_busybox_dir:+$guest_busybox_dir:}/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	echo "export HOME=/tmp TC_GUEST_RESULTS=/tmp/results TC_IN_GUEST=1"
 	echo "export TC_MODULE=$(printf %q "$module") TC_FW_DIR=$(printf %q "$fwdir")"
 	echo "export TC_MODULE_ARGS=$(printf %q "$module_args")"
@@ -158,11 +186,11 @@ tcg_thread=${TC_TCG_THREAD:-single}
 watchdogs="rcupdate.rcu_cpu_stall_timeout=120 watchdog_thresh=60"
 
 # shellcheck disable=SC2086
-qemu_cmd=("$qemu" $QEMU_FIRMWARE_ARGS -accel "tcg,thread=$tcg_thread" -cpu max -smp "$smp" -m 1G
+qemu_cmd=("$qemu" $QEMU_FIRMWARE_ARGS -accel "tcg,thread=$tcg_thread" "${machine_args[@]}" -smp "$smp" -m 1G
 	-nodefaults -no-user-config -display none -vga none -no-reboot
 	-serial "file:$res/console.log" -monitor none
 	-kernel "$kdir/vmlinuz" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 loglevel=6 rdinit=/init $watchdogs"
+	-append "console=$console panic=-1 loglevel=6 rdinit=/init $watchdogs $arch_append"
 	-fsdev "local,id=hostfs,path=/,security_model=none,readonly=on,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=hostfs,mount_tag=host"
 	-fsdev "local,id=resfs,path=$res,security_model=none"

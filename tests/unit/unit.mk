@@ -44,19 +44,20 @@ CHECK_TARGETS += check-unit check-cli
 
 # The core, the CLI and the unit tests built for arm64 (make CROSS=...), run
 # under qemu-user: the unit tests, then the CLI tests through the emulator.
-ARM64_CROSS := aarch64-linux-gnu-
-ARM64_BUILD := $(BUILD)/aarch64-linux-gnu
-ARM64_QEMU  ?= qemu-aarch64-static
-.PHONY: check-arm64
-check-arm64:
-	$(MAKE) --no-print-directory CROSS=$(ARM64_CROSS) BUILD=$(ARM64_BUILD) arm64-unit-bins
-	@set -e; for t in $(patsubst $(BUILD)/%,$(ARM64_BUILD)/%,$(filter-out %/test_device_api,$(UNIT_BINS))); do \
-		echo "--- $(ARM64_QEMU) $$t"; TC_TEST_QUICK=1 CK_FORK=yes timeout 900 $(ARM64_QEMU) $$t; done
-	file $(ARM64_BUILD)/bin/tilecopy | grep -q aarch64
-	TC_CLI_WRAP=$(ARM64_QEMU) bash tests/cli/run.sh $(ARM64_BUILD)/bin/tilecopy
+# (check-arm64 is the emulated arm64 board: tests/arm64/arm64.mk.)
+CROSS_TRIPLET := aarch64-linux-gnu-
+CROSS_BUILD := $(BUILD)/aarch64-linux-gnu
+CROSS_QEMU_USER  ?= qemu-aarch64-static
+.PHONY: check-cross
+check-cross:
+	$(MAKE) --no-print-directory CROSS=$(CROSS_TRIPLET) BUILD=$(CROSS_BUILD) arm64-unit-bins
+	@set -e; for t in $(patsubst $(BUILD)/%,$(CROSS_BUILD)/%,$(filter-out %/test_device_api,$(UNIT_BINS))); do \
+		echo "--- $(CROSS_QEMU_USER) $$t"; TC_TEST_QUICK=1 CK_FORK=yes timeout 900 $(CROSS_QEMU_USER) $$t; done
+	file $(CROSS_BUILD)/bin/tilecopy | grep -q aarch64
+	TC_CLI_WRAP=$(CROSS_QEMU_USER) bash tests/cli/run.sh $(CROSS_BUILD)/bin/tilecopy
 .PHONY: arm64-unit-bins
 arm64-unit-bins: $(UNIT_BINS) $(CLI) $(LIB_A) $(LIB_SO)
-CHECK_TARGETS += check-arm64
+CHECK_TARGETS += check-cross
 
 .PHONY: check-install
 check-install: all
