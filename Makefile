@@ -44,6 +44,7 @@ include tools/tools.mk
 include tests/unit/unit.mk
 -include firmware/firmware.mk
 -include bench/bench.mk
+include tests/cvt/cvt.mk
 -include qemu/qemu.mk
 -include driver/driver.mk
 -include tests/qemu/guest.mk
