@@ -19,7 +19,8 @@
  * E rounds to nearest even: f16 like IEEE (NaN quieted, payload truncated),
  * bf16 like VCVTNEPS2BF16 (denormals to signed zero), integers saturated
  * (NaN to the upper bound of signed kinds, to 0 of unsigned ones). The same
- * kind with no quantization is a bit copy.
+ * kind with no quantization is a bit copy; i32 -> i32 with zero points only
+ * is exact integer arithmetic, saturated.
  *
  * 4-bit kinds (i4, u4) hold two elements per byte, the even element in the
  * low nibble (as MegEngine and CUDA): element e is nibble (e & 1) of byte
