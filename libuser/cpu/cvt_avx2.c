@@ -207,6 +207,8 @@ static void avx2_affine(float *dst, const float *src, size_t n,
 			const struct tc_cvt_affine *a, const float *scale,
 			ptrdiff_t scale_stride)
 {
+	/* in locals: the stores below may alias *a as far as the compiler knows */
+	const unsigned int ops = a->ops;
 	const __m256 zs = _mm256_set1_ps(a->src_zp), zd = _mm256_set1_ps(a->dst_zp);
 	__m256 s = _mm256_set1_ps(scale[0]);
 	size_t i = 0;
@@ -218,11 +220,11 @@ static void avx2_affine(float *dst, const float *src, size_t n,
 
 		if (scale_stride)
 			s = _mm256_loadu_ps(scale + i);
-		if (a->ops & TC_CVT_SUB_ZP)
+		if (ops & TC_CVT_SUB_ZP)
 			x = _mm256_sub_ps(x, zs);
-		if (a->ops & TC_CVT_MUL)
+		if (ops & TC_CVT_MUL)
 			x = _mm256_mul_ps(x, s);
-		if (a->ops & TC_CVT_ADD_ZP)
+		if (ops & TC_CVT_ADD_ZP)
 			x = _mm256_add_ps(x, zd);
 		_mm256_storeu_ps(dst + i, x);
 	}

@@ -223,14 +223,15 @@ AVX512_ENCODER(u4, st_u4, , 1, 2)
 
 /* ---- the f32 stage ------------------------------------------------------- */
 
-static inline __m512 affine16(__m512 x, const struct tc_cvt_affine *a, __m512 s)
+/* The f32 steps of @ops on 16 lanes. */
+static inline __m512 affine16(__m512 x, unsigned int ops, __m512 zs, __m512 s, __m512 zd)
 {
-	if (a->ops & TC_CVT_SUB_ZP)
-		x = _mm512_sub_ps(x, _mm512_set1_ps(a->src_zp));
-	if (a->ops & TC_CVT_MUL)
+	if (ops & TC_CVT_SUB_ZP)
+		x = _mm512_sub_ps(x, zs);
+	if (ops & TC_CVT_MUL)
 		x = _mm512_mul_ps(x, s);
-	if (a->ops & TC_CVT_ADD_ZP)
-		x = _mm512_add_ps(x, _mm512_set1_ps(a->dst_zp));
+	if (ops & TC_CVT_ADD_ZP)
+		x = _mm512_add_ps(x, zd);
 	return x;
 }
 
@@ -238,6 +239,9 @@ static void avx512_affine(float *dst, const float *src, size_t n,
 			  const struct tc_cvt_affine *a, const float *scale,
 			  ptrdiff_t scale_stride)
 {
+	/* in locals: the stores below may alias *a as far as the compiler knows */
+	const unsigned int ops = a->ops;
+	const __m512 zs = _mm512_set1_ps(a->src_zp), zd = _mm512_set1_ps(a->dst_zp);
 	__m512 s = _mm512_set1_ps(scale[0]);
 	size_t i;
 
@@ -248,7 +252,7 @@ static void avx512_affine(float *dst, const float *src, size_t n,
 	for (i = 0; i + 16 <= n; i += 16) {
 		if (scale_stride)
 			s = _mm512_loadu_ps(scale + i);
-		_mm512_storeu_ps(dst + i, affine16(_mm512_loadu_ps(src + i), a, s));
+		_mm512_storeu_ps(dst + i, affine16(_mm512_loadu_ps(src + i), ops, zs, s, zd));
 	}
 	if (i < n) {
 		__mmask16 k = tail_mask16(n - i);
@@ -256,7 +260,7 @@ static void avx512_affine(float *dst, const float *src, size_t n,
 		if (scale_stride)
 			s = _mm512_maskz_loadu_ps(k, scale + i);
 		_mm512_mask_storeu_ps(dst + i, k,
-				      affine16(_mm512_maskz_loadu_ps(k, src + i), a, s));
+				      affine16(_mm512_maskz_loadu_ps(k, src + i), ops, zs, s, zd));
 	}
 }
 

@@ -286,6 +286,8 @@ static void neon_affine(float *dst, const float *src, size_t n,
 			const struct tc_cvt_affine *a, const float *scale,
 			ptrdiff_t scale_stride)
 {
+	/* in locals: the stores below may alias *a as far as the compiler knows */
+	const unsigned int ops = a->ops;
 	const float32x4_t zs = vdupq_n_f32(a->src_zp), zd = vdupq_n_f32(a->dst_zp);
 	float32x4_t s = vdupq_n_f32(scale[0]);
 	size_t i = 0;
@@ -297,11 +299,11 @@ static void neon_affine(float *dst, const float *src, size_t n,
 
 		if (scale_stride)
 			s = vld1q_f32(scale + i);
-		if (a->ops & TC_CVT_SUB_ZP)
+		if (ops & TC_CVT_SUB_ZP)
 			x = vsubq_f32(x, zs);
-		if (a->ops & TC_CVT_MUL)
+		if (ops & TC_CVT_MUL)
 			x = vmulq_f32(x, s);
-		if (a->ops & TC_CVT_ADD_ZP)
+		if (ops & TC_CVT_ADD_ZP)
 			x = vaddq_f32(x, zd);
 		vst1q_f32(dst + i, x);
 	}
