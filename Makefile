@@ -72,6 +72,7 @@ include tests/unit/unit.mk
 ifeq ($(CROSS),)
 -include firmware/firmware.mk
 -include bench/bench.mk
+include tests/cvt/cvt.mk
 -include qemu/qemu.mk
 -include driver/driver.mk
 -include tests/qemu/guest.mk
