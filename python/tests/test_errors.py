@@ -172,3 +172,28 @@ def test_in_place_and_overlapping():
     # a destination mapping two elements to one address is refused
     with pytest.raises(tilecopy.OverlapError):
         tilecopy.convert(X, src="NCHW", dst="strided:0,1,1,1")
+
+
+def test_odd_memory():
+    """Unaligned arrays work (as numpy allows them); a writable broadcast
+    out= (two elements at one address) is refused, untouched; a list is
+    an array; a str is not."""
+    raw = bytearray(1 + X.nbytes)
+    u = np.frombuffer(raw, np.float32, offset=1)
+    u[:] = X.ravel()
+    assert not u.flags.aligned
+    for dev in ("cpu:scalar", "cpu"):
+        y = tilecopy.convert(u, src="NCHW", dst="nChw16c", shape=X.shape, device=dev)
+        np.testing.assert_array_equal(y, ref.expected("nChw16c", X))
+        out = np.frombuffer(bytearray(1 + X.nbytes), np.float32, offset=1)
+        tilecopy.convert(y, dst="NCHW", out=out, device=dev)
+        np.testing.assert_array_equal(out, X.ravel())
+    buf = np.zeros(5, np.float32)
+    bcast = np.lib.stride_tricks.as_strided(buf, (4, 5), (0, 4))
+    with pytest.raises(tilecopy.OverlapError, match="two elements to one address"):
+        tilecopy.convert(np.ones((4, 5), np.float32), src="RowMajor", out=bcast)
+    assert not buf.any()
+    np.testing.assert_array_equal(tilecopy.convert([[1, 2], [3, 4]], src="RowMajor",
+                                                   dst="ColumnMajor"), [1, 3, 2, 4])
+    with pytest.raises(tilecopy.DtypeError, match="str"):
+        tilecopy.convert("abc", dst="NCHW")
