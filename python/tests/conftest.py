@@ -11,6 +11,11 @@ TOP = os.environ.get("TILECOPY_TOP") or os.path.abspath(os.path.join(os.path.dir
 BUILD = os.environ.get("TILECOPY_BUILD") or os.path.join(TOP, "build")
 CLI = os.environ.get("TILECOPY_CLI") or os.path.join(BUILD, "bin", "tilecopy")
 
+# In the guest of make check-sdk (an engine required, the CPU threshold 0),
+# every conversion with device="auto" must have run on the engine.
+EXPECT_ENGINE = (bool(os.environ.get("TC_REQUIRE_DEVICE")) and
+                 os.environ.get("TILECOPY_DEVICE_THRESHOLD") == "0")
+
 
 def abs_pythonpath():
     """$PYTHONPATH with absolute entries, for children run elsewhere."""

@@ -9,6 +9,7 @@ import pytest
 
 import reference as ref
 import tilecopy
+from conftest import EXPECT_ENGINE
 
 PAIRS = [(fam, s, d) for fam, (fmts, _) in ref.FAMILIES.items() for s in fmts for d in fmts]
 FORMATS = [(fam, f) for fam, (fmts, _) in ref.FAMILIES.items() for f in fmts]
@@ -54,6 +55,8 @@ def test_convert_pair(fam, src, dst):
             y = tilecopy.convert(buf, src=src, dst=dst, shape=shape)
             assert isinstance(y, tilecopy.Array) and y.dtype == dt, what
             assert (y.format, y.logical_shape) == (dst, shape), what
+            if EXPECT_ENGINE:
+                assert y.executor == "device:auto", what
             np.testing.assert_array_equal(y, want, err_msg=what)
             out = np.full(want.size, 99, dtype=dt)
             assert tilecopy.convert(buf, src=src, dst=dst, shape=shape, out=out) is out
