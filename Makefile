@@ -2,6 +2,7 @@
 #
 #   make            library (build/lib), CLI (build/bin/tilecopy), firmware
 #   make check      every test: unit, SIMD equivalence, NEON under qemu-user,
+#                   the Python package (pytest),
 #                   QEMU device tests, the kernel module in a booted guest
 #   make demo       the main job, end to end
 #   make bench      CPU benchmark against memcpy and oneDNN
@@ -70,6 +71,7 @@ include libuser/libuser.mk
 include tools/tools.mk
 include tests/unit/unit.mk
 ifeq ($(CROSS),)
+include python/python.mk
 -include firmware/firmware.mk
 -include bench/bench.mk
 include tests/cvt/cvt.mk

@@ -43,13 +43,20 @@ TILECOPY_API const char *tilecopy_last_error(void)
 	return tc_msg;
 }
 
+/*
+ * Formatted aside first: a caller may pass tilecopy_last_error() itself as
+ * an argument, to add context to a message (dlpack.c does), and
+ * vsnprintf into the buffer it reads from is undefined (glibc gives "").
+ */
 tilecopy_status_t tc_fail(tilecopy_status_t st, const char *fmt, ...)
 {
+	char buf[sizeof(tc_msg)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(tc_msg, sizeof(tc_msg), fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	memcpy(tc_msg, buf, sizeof(tc_msg));
 	return st;
 }
 

@@ -29,6 +29,10 @@ check)
 		bash -c "TC_SDK_MODE=nodev $S/test_device && $T info | grep -q 'no tilecopy engine found'"
 	step "no module: CPU fallback" "${run[@]}" --no-module --timeout 300 -- \
 		bash -c "TC_SDK_MODE=nodev $S/test_device && $T info | grep -q 'no tilecopy engine found'"
+	step "python: tilecopy.convert on the engine, every named format pair" "${run[@]}" \
+		--timeout 900 -- env TILECOPY_DEVICE_THRESHOLD=0 TC_TEST_QUICK=1 \
+		PYTHONPATH="$BUILD/python" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -rs \
+		-p no:cacheprovider python/tests/test_device.py python/tests/test_formats.py::test_convert_pair
 	;;
 bench)
 	"${run[@]}" --timeout 600 -- "$S/bench_device" "${@:2}"

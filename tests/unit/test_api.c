@@ -442,6 +442,9 @@ START_TEST(test_dlpack_roundtrip)
 	TC_OK(tilecopy_tensor_create(&blk, "nChw16c", shape, 4, TILECOPY_DT_F32, NULL, 0));
 	TC_FAILS(tilecopy_tensor_to_dlpack(&m, blk, (void *)shape, 0), TILECOPY_ERR_UNSUPPORTED,
 		 "TILECOPY_DLPACK_PHYSICAL");
+	/* the message keeps the cause it adds context to (which dim) */
+	ck_assert_msg(strstr(tilecopy_last_error(), "dim 1 is blocked"), "%s",
+		      tilecopy_last_error());
 	TC_OK(tilecopy_tensor_to_dlpack(&m, blk, (void *)shape, TILECOPY_DLPACK_PHYSICAL));
 	ck_assert_int_eq(m->dl_tensor.ndim, 5);
 	ck_assert_int_eq(m->dl_tensor.shape[1], 2);	/* C1 */
