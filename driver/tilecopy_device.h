@@ -30,6 +30,8 @@
 #define TC_MAX_IN_SYNCOBJS	64
 #define TC_VA_START		0x100000000ull
 #define TC_VA_END		BIT_ULL(TC_VA_BITS)
+/* Bus address bits a page-table entry holds (TC_PTE_ADDR_MASK). */
+#define TC_DMA_BITS		52
 
 struct tc_device;
 

@@ -199,9 +199,15 @@ static int tc_pci_setup(struct tc_device *tdev)
 	if (ret)
 		return dev_err_probe(&pdev->dev, ret, "cannot enable the PCI device\n");
 	pci_set_master(pdev);
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	/*
+	 * Page-table entries hold bus address bits 51:12 (TC_PTE_ADDR_MASK):
+	 * the engine reaches no more than that. It walks scatterlists page
+	 * by page, so a segment may be as long as the DMA API likes.
+	 */
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(TC_DMA_BITS));
 	if (ret)
-		return dev_err_probe(&pdev->dev, ret, "no 64-bit DMA\n");
+		return dev_err_probe(&pdev->dev, ret, "no %u-bit DMA\n", TC_DMA_BITS);
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 
 	tdev->regs = pcim_iomap_region(pdev, TC_BAR_REGS, "tilecopy-regs");
 	if (IS_ERR(tdev->regs))

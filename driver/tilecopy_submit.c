@@ -406,13 +406,18 @@ int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file)
 	job->ctx = tc_mmu_ctx_get(tfile->ctx);
 	INIT_LIST_HEAD(&job->link);
 	job->result = kzalloc(sizeof(*job->result), GFP_KERNEL_ACCOUNT);
-	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL_ACCOUNT);
-	if (!job->result || !job->fence) {
+	if (!job->result) {
 		ret = -ENOMEM;
 		goto err_free_job;
 	}
+	/* tc_job_free() puts the result: its reference must exist first. */
 	kref_init(&job->result->ref);
 	job->result->status = DRM_TILECOPY_STATUS_CANCELLED;
+	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL_ACCOUNT);
+	if (!job->fence) {
+		ret = -ENOMEM;
+		goto err_free_job;
+	}
 
 	ret = tc_submit_bos(dev, file, job, args);
 	if (ret)
