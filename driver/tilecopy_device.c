@@ -112,12 +112,12 @@ static int tc_fw_check(struct tc_device *tdev, const u8 *data, size_t size)
 		return dev_err_probe(dev, -EINVAL,
 				     "firmware %s: bad payload checksum 0x%08x, header says 0x%08x\n",
 				     name, crc, want);
-	if (tc_le32(hdr.abi_min) > DRM_TILECOPY_ABI_VERSION ||
-	    tc_le32(hdr.abi_max) < DRM_TILECOPY_ABI_VERSION)
+	if (tc_le32(hdr.iface_min) > TC_FW_IFACE_VERSION ||
+	    tc_le32(hdr.iface_max) < TC_FW_IFACE_VERSION)
 		return dev_err_probe(dev, -EINVAL,
-				     "firmware %s: supports ABI 0x%08x..0x%08x, driver ABI is 0x%08x\n",
-				     name, tc_le32(hdr.abi_min),
-				     tc_le32(hdr.abi_max), DRM_TILECOPY_ABI_VERSION);
+				     "firmware %s: speaks interface 0x%08x..0x%08x, driver speaks 0x%08x\n",
+				     name, tc_le32(hdr.iface_min),
+				     tc_le32(hdr.iface_max), TC_FW_IFACE_VERSION);
 	if (tc_le32(hdr.hw_version) >> 16 != tdev->hw_version >> 16)
 		return dev_err_probe(dev, -EINVAL,
 				     "firmware %s: built for hardware 0x%08x, engine is 0x%08x\n",

@@ -46,6 +46,23 @@ int tc_desc_check(const struct drm_tilecopy_desc *d, size_t src_size,
 		  size_t dst_size, const char **field);
 
 /**
+ * tc_desc_elems - elements @d writes (the product of its extents: a stride-0
+ * dimension writes as often as its extent says), UINT64_MAX if beyond 64 bits.
+ */
+__u64 tc_desc_elems(const struct drm_tilecopy_desc *d);
+
+/**
+ * tc_desc_list_check - tc_desc_check() on each of @n descriptors, then the
+ * work bound of a job: at most @max_elems elements in all (0: no bound).
+ * @bad: on failure, the index of the descriptor at fault.
+ * @return 0, or what tc_desc_check() returns, or -E2BIG (work bound; *field
+ *         is "extent").
+ */
+int tc_desc_list_check(const struct drm_tilecopy_desc *d, size_t n,
+		       size_t src_size, size_t dst_size, __u64 max_elems,
+		       size_t *bad, const char **field);
+
+/**
  * tc_desc_footprint - bytes spanned from the base address: 1 + the offset of
  * the last element, times elem_size, computed with the given strides.
  * @return 0, or -EOVERFLOW.
