@@ -1265,10 +1265,10 @@ static uint64_t tilecopy_desc_bytes(const struct drm_tilecopy_desc *d)
 
 /* ---- the worker --------------------------------------------------------- */
 
-/* Sleep for delay-ns-per-kb; returns early on cancel. Called with lock. */
-static void tilecopy_delay(TilecopyState *s, TilecopyJob *j, uint64_t bytes)
+/* Sleep for @ns; returns early on cancel. Called with lock. */
+static void tilecopy_delay(TilecopyState *s, TilecopyJob *j, uint64_t ns)
 {
-    int64_t end = get_clock() + (int64_t)(bytes * s->delay_ns_per_kb / 1024);
+    int64_t end = get_clock() + (int64_t)ns;
     int64_t left;
 
     while ((left = end - get_clock()) > 0 && s->q[j->qi].gen == j->gen &&
@@ -1314,7 +1314,7 @@ static void tilecopy_run_job(TilecopyState *s, TilecopyJob *j,
 {
     struct drm_tilecopy_desc d;
     uint32_t i, count = le32_to_cpu(re->desc_count);
-    uint64_t addr = le64_to_cpu(re->desc_addr), moved;
+    uint64_t addr = le64_to_cpu(re->desc_addr), moved, debt = 0;
     bool via_mmu = le32_to_cpu(re->flags) & TC_RING_F_DESC_VA;
 
     for (i = 0; i < count; i++) {
@@ -1336,10 +1336,16 @@ static void tilecopy_run_job(TilecopyState *s, TilecopyJob *j,
             tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, d.dst);
             return;
         }
-        if (s->delay_ns_per_kb) {
+        /*
+         * The delay is owed per descriptor and slept in pieces of at least
+         * a millisecond (the granularity of the wait), or at the job's end.
+         */
+        debt += (j->moved - moved) * s->delay_ns_per_kb / 1024;
+        if (debt >= 1000000 || (debt && i == count - 1)) {
             qemu_mutex_lock(&s->lock);
-            tilecopy_delay(s, j, j->moved - moved);
+            tilecopy_delay(s, j, debt);
             qemu_mutex_unlock(&s->lock);
+            debt = 0;
         }
     }
 }
