@@ -275,6 +275,74 @@ long tc_device_prop(const char *name)
 	return 0;
 }
 
+long tc_module_param(const char *name, long def)
+{
+	char path[256], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/tilecopy/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return def;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] ? strtol(buf, NULL, 0) : def;
+}
+
+void tc_pci_name(int n, char *out, size_t len)
+{
+	char node[64], link[512], target[512];
+	const char *dev = tc_find_device(n, node, sizeof(node));
+	const char *pci;
+	ssize_t r;
+
+	ck_assert_msg(dev, "no tilecopy device #%d", n);
+	snprintf(link, sizeof(link), "/sys/class/accel/%s/device", dev + strlen("/dev/accel/"));
+	r = readlink(link, target, sizeof(target) - 1);
+	ck_assert_msg(r > 0, "readlink %s: %s", link, strerror(errno));
+	target[r] = 0;
+	pci = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	snprintf(out, len, "%s", pci);
+}
+
+long long tc_sysfs_stat(int n, const char *name)
+{
+	char pci[64], path[256], buf[64] = "";
+	FILE *f;
+
+	tc_pci_name(n, pci, sizeof(pci));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", pci, name);
+	f = fopen(path, "r");
+	ck_assert_msg(f, "no %s", path);
+	ck_assert(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	return strtoll(buf, NULL, 0);
+}
+
+void tc_debugfs_path(int n, const char *file, char *out, size_t len)
+{
+	char pci[64];
+
+	/* accel devices keep their debugfs files in accel/<parent device name>/ */
+	tc_pci_name(n, pci, sizeof(pci));
+	snprintf(out, len, "/sys/kernel/debug/accel/%s/%s", pci, file);
+}
+
+int tc_force_reset(int n)
+{
+	char path[512];
+	int fd, ret = 0;
+
+	tc_debugfs_path(n, "reset", path, sizeof(path));
+	fd = open(path, O_WRONLY);
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	if (write(fd, "1", 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 void tc_pattern(void *buf, size_t n, uint32_t seed)
 {
 	uint8_t *p = buf;

@@ -4,7 +4,7 @@ UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_A) tests/unit/tc_test.h
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_A) tests/unit/tc_test.h tests/desc_cases.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(TOP)/tests/unit $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE \
 		$(CHECK_CFLAGS) $(OBJ_FLAGS_$*) -o $@ $< $(LIB_A) $(CHECK_LIBS) $(LIB_LDLIBS)
