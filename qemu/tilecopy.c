@@ -176,7 +176,7 @@ struct TilecopyState {
     uint32_t fw_tile_rows, fw_tile_cols;
 
     uint64_t jobs_started;  /* since creation, for the fault injection */
-    uint32_t resets;        /* CTRL.RESET writes since creation (reset-hang-on) */
+    uint32_t resets;        /* CTRL.RESET writes since creation */
     bool stop;              /* CTRL.STOP */
     bool reset_stuck;       /* reset-hang-on: the last reset never finished */
     unsigned tlb_gen;       /* bumped by MMU_INVALIDATE*, read by the worker */
@@ -1452,7 +1452,8 @@ static void tilecopy_job_step(TilecopyState *s, unsigned qi)
 
     t0 = get_clock();
     ok_entry = tilecopy_bus_read(s, ea, &re, sizeof(re));
-    if (ok_entry && tilecopy_job_begin(s, j, le64_to_cpu(re.seqno), t0, jobno)) {
+    if (ok_entry &&
+        tilecopy_job_begin(s, j, le64_to_cpu(re.seqno), t0, jobno)) {
         qemu_mutex_lock(&s->lock);
         return;     /* hung (fault injection) */
     }

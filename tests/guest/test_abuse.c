@@ -158,15 +158,62 @@ START_TEST(test_flood)
 	for (uint32_t i = 0; i < n; i++)
 		ck_assert_uint_eq(tc_wait_status(fd, jobs[i]), DRM_TILECOPY_STATUS_OK);
 
-	/* descriptor memory: jobs of TC_MAX_DESCS descriptors, 3 MiB each */
+	/*
+	 * Descriptor memory: jobs of TC_MAX_DESCS descriptors, 3 MiB each,
+	 * of one byte each (the slowed engine takes its time per byte written:
+	 * these jobs stay far from job_timeout_ms).
+	 */
 	big = calloc(ndesc, sizeof(*big));
 	for (uint32_t i = 0; i < ndesc; i++)
-		tc_desc_write64(&big[i], b.va + 8 * (i % (size / 8)), i);
-	for (;;) {
-		r = tc_submit(fd, big, ndesc, &b.handle, 1, 2, &jobs[nbig]);
-		if (r)
-			break;
-		ck_assert_uint_lt(++nbig, 40);
+		tc_desc_fill(&big[i], b.va + i % size, i & 0xff, 1, 1, (uint32_t[]){ 1 },
+			     (uint64_t[]){ 1 });
+	/*
+	 * They wait for a gate, four chained copies (each well below
+	 * job_timeout_ms): a small job per file would drain faster than the
+	 * caller submits 3 MiB of descriptors.
+	 */
+	{
+		uint64_t gate_bytes = (uint64_t)(tc_get_param(fd, DRM_TILECOPY_PARAM_JOB_TIMEOUT_NS) *
+						 7 / 10 / tc_device_prop("delay-ns-per-kb")) << 10;
+		struct tc_bo gs, gd;
+		uint32_t sync[2], gbos[2];
+		struct drm_tilecopy_desc g;
+
+		gate_bytes = gate_bytes > (4 << 20) ? 4 << 20 : gate_bytes;
+		tc_bo_new(fd, gate_bytes, 0, &gs);
+		tc_bo_new(fd, gate_bytes, 0, &gd);
+		gbos[0] = gs.handle;
+		gbos[1] = gd.handle;
+		tc_assert_ok(drmSyncobjCreate(fd, 0, &sync[0]));
+		tc_assert_ok(drmSyncobjCreate(fd, 0, &sync[1]));
+		tc_desc_memcpy(&g, gd.va, gs.va, gate_bytes);
+		for (int k = 0; k < 4; k++) {
+			struct drm_tilecopy_submit sa = {
+				.descs = (uintptr_t)&g, .bo_handles = (uintptr_t)gbos,
+				.desc_count = 1, .desc_size = sizeof(g), .bo_count = 2, .queue = 1,
+				.in_syncobjs = (uintptr_t)&sync[k % 2], .in_syncobj_count = k > 0,
+				.out_syncobj = sync[(k + 1) % 2],
+			};
+
+			tc_assert_ok(tc_submit_args(fd, &sa));
+		}
+		for (;;) {
+			struct drm_tilecopy_submit sa = {
+				.descs = (uintptr_t)big, .bo_handles = (uintptr_t)&b.handle,
+				.desc_count = ndesc, .desc_size = sizeof(*big), .bo_count = 1,
+				.queue = 2, .in_syncobjs = (uintptr_t)&sync[0], .in_syncobj_count = 1,
+			};
+
+			r = tc_submit_args(fd, &sa);
+			if (r)
+				break;
+			jobs[nbig] = sa.job_id;
+			ck_assert_uint_lt(++nbig, 40);
+		}
+		drmSyncobjDestroy(fd, sync[0]);
+		drmSyncobjDestroy(fd, sync[1]);
+		tc_bo_free(fd, &gs);
+		tc_bo_free(fd, &gd);
 	}
 	tc_assert_err(r, EBUSY);
 	ck_assert_uint_ge((uint64_t)nbig * ndesc * sizeof(*big), max_bytes - ndesc * sizeof(*big));
