@@ -14,6 +14,7 @@
  * is the first failure of any part, kept for every later wait.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,14 +182,12 @@ struct tc_in_fences {
 	uint32_t imported;	/* the first @imported are ours: destroy them */
 };
 
-/* The sync_file fds of @opts become syncobjs of our own. */
+/* The sync_file fds of @o become syncobjs of our own. */
 static tilecopy_status_t tc_in_fences_get(tilecopy_device_t *dev,
 					  const struct tilecopy_submit_opts *o,
 					  struct tc_in_fences *in)
 {
 	in->n = in->imported = 0;
-	if (!o)
-		return TILECOPY_SUCCESS;
 	for (uint32_t i = 0; i < o->num_in_fences; i++) {
 		uint32_t h;
 
@@ -402,13 +401,30 @@ static tilecopy_status_t tc_submit_parts(tilecopy_job_t *job, struct tc_dlist *l
 	return ret ? tc_submit_error(job, ret) : TILECOPY_SUCCESS;
 }
 
-static tilecopy_status_t tc_check_opts(const struct tilecopy_submit_opts *o)
+/* The options of the first version: later ones append fields. */
+#define TC_OPTS_SIZE_V1 (offsetof(struct tilecopy_submit_opts, num_in_fences) + \
+			 sizeof(uint32_t))
+
+/*
+ * The caller's options as far as both of us know them, the rest default;
+ * fields of a newer caller that this library does not know must be zero.
+ */
+static tilecopy_status_t tc_opts_get(const struct tilecopy_submit_opts *in,
+				     struct tilecopy_submit_opts *o)
 {
-	if (!o)
+	memset(o, 0, sizeof(*o));
+	o->size = sizeof(*o);
+	if (!in)
 		return TILECOPY_SUCCESS;
-	if (o->size < sizeof(*o))
+	if (in->size < TC_OPTS_SIZE_V1)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
-			       "opts: size %zu, this library needs %zu", o->size, sizeof(*o));
+			       "opts: size %zu, smaller than the first version's %zu", in->size,
+			       (size_t)TC_OPTS_SIZE_V1);
+	for (size_t i = sizeof(*o); i < in->size; i++)
+		if (((const unsigned char *)in)[i])
+			return tc_fail(TILECOPY_ERR_INVALID_ARG,
+				       "opts: byte %zu is set, beyond the fields this library knows", i);
+	memcpy(o, in, in->size < sizeof(*o) ? in->size : sizeof(*o));
 	if (o->flags & ~TILECOPY_SUBMIT_ONE_QUEUE)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "opts: unknown flags 0x%x",
 			       o->flags & ~TILECOPY_SUBMIT_ONE_QUEUE);
@@ -426,9 +442,10 @@ tilecopy_status_t tc_job_submit_slice_opts(tilecopy_job_t **out, tilecopy_device
 					   tilecopy_bo_t *sbo, uint64_t src_va,
 					   tilecopy_bo_t *dbo, uint64_t dst_va,
 					   unsigned int part, unsigned int nparts,
-					   const struct tilecopy_submit_opts *opts)
+					   const struct tilecopy_submit_opts *user_opts)
 {
-	uint32_t flags = opts ? opts->flags : 0, bos[2], nbos = 1;
+	struct tilecopy_submit_opts opts;
+	uint32_t bos[2], nbos = 1;
 	struct tc_in_fences in;
 	struct tc_dlist *lists;
 	tilecopy_job_t *job;
@@ -437,10 +454,10 @@ tilecopy_status_t tc_job_submit_slice_opts(tilecopy_job_t **out, tilecopy_device
 	size_t nparts_hw;
 
 	*out = NULL;
-	st = tc_check_opts(opts);
+	st = tc_opts_get(user_opts, &opts);
 	if (st)
 		return st;
-	if (!plan->ordered && !(flags & TILECOPY_SUBMIT_ONE_QUEUE) &&
+	if (!plan->ordered && !(opts.flags & TILECOPY_SUBMIT_ONE_QUEUE) &&
 	    plan->moved_bytes / nparts >= TC_SPLIT_MIN_BYTES)
 		q = dev->info.num_queues;
 	lists = calloc(q, sizeof(*lists));
@@ -466,7 +483,7 @@ tilecopy_status_t tc_job_submit_slice_opts(tilecopy_job_t **out, tilecopy_device
 	bos[0] = sbo->handle;
 	if (dbo->handle != bos[0])
 		bos[nbos++] = dbo->handle;
-	st = tc_in_fences_get(dev, opts, &in);
+	st = tc_in_fences_get(dev, &opts, &in);
 	if (!st)
 		st = tc_submit_parts(job, lists, q, bos, nbos, &in, nparts_hw);
 	tc_in_fences_put(dev, &in);

@@ -124,8 +124,10 @@ TILECOPY_API tilecopy_status_t tilecopy_job_submit(tilecopy_job_t **job,
 /**
  * struct tilecopy_submit_opts - what tilecopy_job_submit_opts() takes
  * beyond the plan and the buffers.
- * @size: sizeof(struct tilecopy_submit_opts) as the caller knows it (later
- *	versions append fields; a smaller known size leaves them default).
+ * @size: sizeof(struct tilecopy_submit_opts) as the caller knows it. Later
+ *	versions append fields: a caller built against an older header gets
+ *	their defaults, one built against a newer header must leave the
+ *	fields this library does not know zero.
  * @flags: TILECOPY_SUBMIT_* flags.
  * @in_syncobjs: DRM syncobj handles of tilecopy_device_fd(): the job starts
  *	once all their fences have signalled (each must hold a fence).

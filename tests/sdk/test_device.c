@@ -477,9 +477,17 @@ START_TEST(test_fences)
 	}
 	/* bad options, by name */
 	o.num_in_fences = 0;
-	o.size = sizeof(o) - 1;
+	o.size = 8;
 	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
-		 TILECOPY_ERR_INVALID_ARG, "opts: size");
+		 TILECOPY_ERR_INVALID_ARG, "opts: size 8");
+	{
+		/* a newer caller's struct: unknown fields must be zero */
+		struct { struct tilecopy_submit_opts o; uint64_t later; } big = { o, 1 };
+
+		big.o.size = sizeof(big);
+		TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &big.o),
+			 TILECOPY_ERR_INVALID_ARG, "beyond the fields");
+	}
 	o.size = sizeof(o);
 	o.flags = 0x80;
 	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
