@@ -13,12 +13,16 @@
 #include "tilecopy_accel.h"
 #include "tilecopy_device.h"
 #include "tilecopy_job.h"
+#include "tilecopy_mmu.h"
 
 static unsigned int tc_fw_timeout_ms = 2000;
 module_param_named(fw_timeout_ms, tc_fw_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(fw_timeout_ms, "Firmware boot handshake timeout in ms (default 2000)");
 
-/* The engine resets its queues and tile buffer in well under a millisecond. */
+/*
+ * The engine resets its queues and tile buffer, and stops at its next tile
+ * or row, in well under a millisecond.
+ */
 #define TC_RESET_TIMEOUT_US	(500 * 1000)
 
 static const char *const tc_fw_status_names[] = {
@@ -112,12 +116,12 @@ static int tc_fw_check(struct tc_device *tdev, const u8 *data, size_t size)
 		return dev_err_probe(dev, -EINVAL,
 				     "firmware %s: bad payload checksum 0x%08x, header says 0x%08x\n",
 				     name, crc, want);
-	if (tc_le32(hdr.abi_min) > DRM_TILECOPY_ABI_VERSION ||
-	    tc_le32(hdr.abi_max) < DRM_TILECOPY_ABI_VERSION)
+	if (tc_le32(hdr.iface_min) > TC_FW_IFACE_VERSION ||
+	    tc_le32(hdr.iface_max) < TC_FW_IFACE_VERSION)
 		return dev_err_probe(dev, -EINVAL,
-				     "firmware %s: supports ABI 0x%08x..0x%08x, driver ABI is 0x%08x\n",
-				     name, tc_le32(hdr.abi_min),
-				     tc_le32(hdr.abi_max), DRM_TILECOPY_ABI_VERSION);
+				     "firmware %s: speaks interface 0x%08x..0x%08x, driver speaks 0x%08x\n",
+				     name, tc_le32(hdr.iface_min),
+				     tc_le32(hdr.iface_max), TC_FW_IFACE_VERSION);
 	if (tc_le32(hdr.hw_version) >> 16 != tdev->hw_version >> 16)
 		return dev_err_probe(dev, -EINVAL,
 				     "firmware %s: built for hardware 0x%08x, engine is 0x%08x\n",
@@ -185,20 +189,46 @@ int tc_device_fw_boot(struct tc_device *tdev)
 	ret = readl_poll_timeout(tdev->regs + TC_REG_STATUS, status,
 				 status & (TC_STATUS_FW_READY | TC_STATUS_FW_ERROR),
 				 1000, timeout_ms * 1000ul);
+	/* Also after resets, which a user's hung job can cause: ratelimited. */
 	if (ret) {
-		dev_err(dev, "firmware %s: no answer from the engine within %u ms\n",
-			tdev->fw_name, timeout_ms);
+		dev_err_ratelimited(dev, "firmware %s: no answer from the engine within %u ms\n",
+				    tdev->fw_name, timeout_ms);
 		return -ETIMEDOUT;
 	}
 	if (status & TC_STATUS_FW_ERROR) {
 		fw_status = tc_readl(tdev, TC_REG_FW_STATUS);
-		dev_err(dev, "firmware %s: refused by the engine: %s (status %u)\n",
-			tdev->fw_name, tc_fw_status_name(fw_status), fw_status);
+		dev_err_ratelimited(dev, "firmware %s: refused by the engine: %s (status %u)\n",
+				    tdev->fw_name, tc_fw_status_name(fw_status),
+				    fw_status);
 		return -EIO;
 	}
 	tdev->fw_version = tc_readl(tdev, TC_REG_FW_VERSION);
 	tdev->fw_ok = true;
 	return 0;
+}
+
+/**
+ * tc_device_hw_stop() - stop the engine and wait until no job executes
+ * @tdev: device
+ *
+ * The running job is abandoned (it counts as started, not done); progress
+ * registers no longer move. Only an engine reset starts the engine again.
+ *
+ * Return: 0 or -ETIMEDOUT.
+ */
+int tc_device_hw_stop(struct tc_device *tdev)
+{
+	u32 status;
+	int ret;
+
+	tc_writel(tdev, TC_REG_CTRL, TC_CTRL_STOP);
+	ret = readl_poll_timeout(tdev->regs + TC_REG_STATUS, status,
+				 status & TC_STATUS_STOPPED, 100,
+				 TC_RESET_TIMEOUT_US);
+	if (ret)
+		dev_err_ratelimited(&tdev->pdev->dev,
+				    "engine did not stop (status 0x%08x)\n", status);
+	return ret;
 }
 
 /**
@@ -221,23 +251,9 @@ int tc_device_hw_reset(struct tc_device *tdev)
 				 !(status & (TC_STATUS_BUSY | TC_STATUS_FW_READY)),
 				 100, TC_RESET_TIMEOUT_US);
 	if (ret)
-		dev_err(&tdev->pdev->dev, "engine reset timed out (status 0x%08x)\n",
-			status);
+		dev_err_ratelimited(&tdev->pdev->dev,
+				    "engine reset timed out (status 0x%08x)\n", status);
 	return ret;
-}
-
-/**
- * tc_device_ctx_root_write() - point an MMU context at its level-1 table
- * @tdev: device
- * @slot: context index
- * @root: bus address of the level-1 table, 0 to disable the context
- */
-void tc_device_ctx_root_write(struct tc_device *tdev, unsigned int slot,
-			      dma_addr_t root)
-{
-	tc_writel(tdev, TC_REG_CTX_ROOT_LO(slot), lower_32_bits(root));
-	tc_writel(tdev, TC_REG_CTX_ROOT_HI(slot), upper_32_bits(root));
-	tc_writel(tdev, TC_REG_MMU_INVALIDATE, slot);
 }
 
 /**
@@ -270,10 +286,7 @@ void tc_device_hw_setup(struct tc_device *tdev)
 	tc_writel(tdev, TC_REG_INT_MASK,
 		  TC_INT_FW_READY | TC_INT_FW_ERROR | TC_INT_RESET_DONE);
 
-	mutex_lock(&tdev->ctx_lock);
-	for_each_set_bit(i, tdev->ctx_slots, TC_NUM_CONTEXTS)
-		tc_device_ctx_root_write(tdev, i, tdev->ctx_roots[i]);
-	mutex_unlock(&tdev->ctx_lock);
+	tc_mmu_slots_restore(tdev);
 	tc_writel(tdev, TC_REG_MMU_INVALIDATE_ALL, 1);
 
 	for (i = 0; i < tdev->num_queues; i++)
@@ -405,7 +418,8 @@ int tc_device_irq_init(struct tc_device *tdev)
 
 /**
  * tc_device_irq_enable() - stop or restart interrupt handling
- * @tdev: device
+ * @tdev: device, inside drm_dev_enter() or its removal (the vectors go
+ *	with the driver)
  * @enable: false waits for running handlers and holds new ones back
  */
 void tc_device_irq_enable(struct tc_device *tdev, bool enable)
@@ -475,16 +489,24 @@ int tc_device_init(struct tc_device *tdev)
 				     tc_readl(tdev, TC_REG_NUM_CONTEXTS),
 				     tc_readl(tdev, TC_REG_VA_BITS),
 				     tc_readl(tdev, TC_REG_MAX_DIMS));
-	if (tdev->hw_version >> 16 != TC_HW_VERSION >> 16)
-		return dev_err_probe(dev, -ENODEV, "unsupported engine version 0x%08x\n",
+	/* 1.1 has the stop control and progress registers resets need. */
+	if (tdev->hw_version >> 16 != TC_HW_VERSION >> 16 ||
+	    tdev->hw_version < TC_HW_VERSION_1_1)
+		return dev_err_probe(dev, -ENODEV, "unsupported engine version 0x%08x, need 1.1\n",
 				     tdev->hw_version);
+	tdev->max_job_elems = tc_readq(tdev, TC_REG_MAX_JOB_ELEMS_LO);
 
 	ret = drmm_mutex_init(&tdev->base, &tdev->reset_lock);
 	if (ret)
 		return ret;
-	ret = drmm_mutex_init(&tdev->base, &tdev->ctx_lock);
+	ret = drmm_mutex_init(&tdev->base, &tdev->slot_lock);
 	if (ret)
 		return ret;
+	ret = drmm_mutex_init(&tdev->base, &tdev->debugfs_lock);
+	if (ret)
+		return ret;
+	tc_device_jobs_init(tdev);
+	tc_device_reset_init(tdev);
 	for (i = 0; i < TC_MAX_QUEUES; i++) {
 		ret = tc_queue_init(tdev, i);
 		if (ret)

@@ -117,6 +117,29 @@ static tilecopy_status_t tc_param(tilecopy_device_t *dev, uint32_t param,
 	return TILECOPY_SUCCESS;
 }
 
+/*
+ * ABI 1.1: the feature bits and the work bound of a job. A 1.0 driver has
+ * neither parameter (GET_PARAM says -EINVAL): no features, and the bound
+ * of the engine generation, which it does not enforce but the engine does.
+ */
+static tilecopy_status_t tc_device_fill_limits(tilecopy_device_t *dev)
+{
+	struct drm_tilecopy_get_param gp = { .param = DRM_TILECOPY_PARAM_FEATURES };
+	int ret = tc_drm_ioctl(dev->fd, DRM_IOCTL_TILECOPY_GET_PARAM, &gp);
+
+	dev->features = 0;
+	dev->max_job_elems = DRM_TILECOPY_MAX_JOB_ELEMS;
+	if (ret == -EINVAL)
+		return TILECOPY_SUCCESS;
+	if (ret)
+		return tc_fail(TILECOPY_ERR_DEVICE, "device: %s: GET_PARAM FEATURES: %s",
+			       dev->info.path, strerror(-ret));
+	dev->features = gp.value;
+	if (dev->features & DRM_TILECOPY_FEATURE_LIMITS)
+		return tc_param(dev, DRM_TILECOPY_PARAM_MAX_JOB_ELEMS, &dev->max_job_elems);
+	return TILECOPY_SUCCESS;
+}
+
 static tilecopy_status_t tc_device_fill_info(tilecopy_device_t *dev)
 {
 	static const struct {
@@ -157,7 +180,7 @@ static tilecopy_status_t tc_device_fill_info(tilecopy_device_t *dev)
 	if (!dev->info.num_queues || !dev->info.max_descs)
 		return tc_fail(TILECOPY_ERR_DEVICE,
 			       "device: %s: reports no queues", dev->info.path);
-	return TILECOPY_SUCCESS;
+	return tc_device_fill_limits(dev);
 }
 
 static tilecopy_status_t tc_open_path(tilecopy_device_t **out, const char *path,
@@ -174,6 +197,10 @@ static tilecopy_status_t tc_open_path(tilecopy_device_t **out, const char *path,
 		if (e == EACCES || e == EPERM)
 			return tc_fail(TILECOPY_ERR_DEVICE,
 				       "device: %s: permission denied: the node belongs to group render (udev rule driver/99-tilecopy.rules); add the user to that group",
+				       path);
+		if (e == EIO)
+			return tc_fail(TILECOPY_ERR_DEVICE,
+				       "device: %s: wedged: an engine reset failed; unbind and bind the driver to recover",
 				       path);
 		return tc_fail(e == ENOENT || e == ENXIO || e == ENODEV ?
 			       TILECOPY_ERR_NO_DEVICE : TILECOPY_ERR_DEVICE,
@@ -285,6 +312,11 @@ TILECOPY_API tilecopy_status_t tilecopy_device_query(const tilecopy_device_t *de
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "device: NULL argument");
 	st = tc_info_copy(info, &dev->info);
 	return st ? st : tc_ok();
+}
+
+TILECOPY_API int tilecopy_device_fd(const tilecopy_device_t *dev)
+{
+	return dev ? dev->fd : -1;
 }
 
 TILECOPY_API tilecopy_status_t tilecopy_device_info_get(int index,

@@ -13,6 +13,8 @@ struct tilecopy_plan;
 struct tilecopy_device {
 	int fd;
 	struct tilecopy_device_info info;
+	uint64_t features;		/* DRM_TILECOPY_FEATURE_* */
+	uint64_t max_job_elems;		/* work bound of one hardware job */
 	unsigned int next_queue;	/* round robin for single-queue jobs */
 	/*
 	 * Staging BOs of tilecopy_convert, kept between calls: a fresh BO
@@ -40,7 +42,10 @@ struct tc_job_part {
 
 struct tilecopy_job {
 	tilecopy_device_t *dev;
-	uint32_t syncobj;
+	uint32_t syncobj;		/* covers every part */
+	/* sticky: the first failure, returned by every later wait */
+	tilecopy_status_t failure;
+	char failure_msg[512];
 	int nparts;
 	struct tc_job_part part[];
 };
@@ -55,6 +60,13 @@ tilecopy_status_t tc_job_submit_slice(tilecopy_job_t **job, tilecopy_device_t *d
 				      tilecopy_bo_t *dbo, uint64_t dst_va,
 				      unsigned int part, unsigned int nparts,
 				      uint32_t flags);
+/* The same with input fences (struct tilecopy_submit_opts, checked). */
+tilecopy_status_t tc_job_submit_slice_opts(tilecopy_job_t **job, tilecopy_device_t *dev,
+					   const struct tilecopy_plan *plan,
+					   tilecopy_bo_t *sbo, uint64_t src_va,
+					   tilecopy_bo_t *dbo, uint64_t dst_va,
+					   unsigned int part, unsigned int nparts,
+					   const struct tilecopy_submit_opts *opts);
 
 /* tc_stage_free - release the staging BOs (device close). */
 void tc_stage_free(tilecopy_device_t *dev);

@@ -28,6 +28,7 @@ static const char *const tc_status_names[] = {
 	[TILECOPY_ERR_TIMEOUT] = "timeout",
 	[TILECOPY_ERR_FAULT] = "engine fault",
 	[TILECOPY_ERR_IO] = "I/O error",
+	[TILECOPY_ERR_RESET] = "engine reset",
 };
 
 TILECOPY_API const char *tilecopy_status_str(tilecopy_status_t st)

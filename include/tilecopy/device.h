@@ -86,6 +86,13 @@ TILECOPY_API tilecopy_status_t tilecopy_device_open(tilecopy_device_t **dev,
 TILECOPY_API void tilecopy_device_close(tilecopy_device_t *dev);
 TILECOPY_API tilecopy_status_t tilecopy_device_query(const tilecopy_device_t *dev,
 						     struct tilecopy_device_info *info);
+/**
+ * tilecopy_device_fd - the device's DRM file descriptor, for libdrm calls
+ * (drmSyncobj*, drmPrime*, GET_PARAM); -1 for NULL. It belongs to @dev: do
+ * not close it. Syncobj handles made on it are what
+ * tilecopy_job_syncobj() returns and tilecopy_submit_opts takes.
+ */
+TILECOPY_API int tilecopy_device_fd(const tilecopy_device_t *dev);
 
 /* ---- buffer objects ------------------------------------------------------ */
 
@@ -135,14 +142,59 @@ TILECOPY_API tilecopy_status_t tilecopy_job_submit(tilecopy_job_t **job,
 						   const struct tilecopy_buffer_ref *dst,
 						   uint32_t flags);
 /**
+ * struct tilecopy_submit_opts - what tilecopy_job_submit_opts() takes
+ * beyond the plan and the buffers.
+ * @size: sizeof(struct tilecopy_submit_opts) as the caller knows it. Later
+ *	versions append fields: a caller built against an older header gets
+ *	their defaults, one built against a newer header must leave the
+ *	fields this library does not know zero.
+ * @flags: TILECOPY_SUBMIT_* flags.
+ * @in_syncobjs: DRM syncobj handles of tilecopy_device_fd(): the job starts
+ *	once all their fences have signalled (each must hold a fence).
+ * @num_in_syncobjs: entries of @in_syncobjs.
+ * @in_fences: sync_file fds (from another driver, or exported from a
+ *	syncobj): the same, for fences that come as fds. They stay the caller's.
+ * @num_in_fences: entries of @in_fences. With @num_in_syncobjs at most 64.
+ */
+struct tilecopy_submit_opts {
+	size_t size;
+	uint32_t flags;
+	uint32_t num_in_syncobjs;
+	const uint32_t *in_syncobjs;
+	const int *in_fences;
+	uint32_t num_in_fences;
+};
+
+/**
+ * tilecopy_job_submit_opts - tilecopy_job_submit() with input fences.
+ * @opts: options, NULL for the defaults (as tilecopy_job_submit(.., 0)).
+ */
+TILECOPY_API tilecopy_status_t tilecopy_job_submit_opts(tilecopy_job_t **job,
+							tilecopy_device_t *dev,
+							const tilecopy_plan_t *plan,
+							const struct tilecopy_buffer_ref *src,
+							const struct tilecopy_buffer_ref *dst,
+							const struct tilecopy_submit_opts *opts);
+/**
  * tilecopy_job_wait - wait up to @timeout_ns (relative; < 0 forever).
- * TILECOPY_ERR_TIMEOUT if it has not finished (the job goes on; wait again),
- * TILECOPY_ERR_FAULT if the engine failed it: the message names the
- * descriptor index within the plan, the address and the engine's status.
+ * TILECOPY_SUCCESS: every part ran, each descriptor exactly once.
+ * TILECOPY_ERR_TIMEOUT: not finished by the deadline; the job goes on:
+ *	wait again. The only status that is not final.
+ * TILECOPY_ERR_FAULT: the engine failed it; the message names the
+ *	descriptor index within the plan, the address and the engine's status.
+ * TILECOPY_ERR_RESET: the engine was reset while it ran (it hung, another
+ *	job hung, or a forced reset): the destination is undefined.
+ * TILECOPY_ERR_DEVICE: cancelled (device removed or wedged, file banned)
+ *	or the driver failed the wait.
+ * A failure is sticky: every later wait on the job returns it again, with
+ * the same message. docs/sdk.md, "Job status", says what to do for each.
  */
 TILECOPY_API tilecopy_status_t tilecopy_job_wait(tilecopy_job_t *job,
 						 int64_t timeout_ns);
-/** tilecopy_job_syncobj - DRM syncobj signalled when the last part is done. */
+/**
+ * tilecopy_job_syncobj - DRM syncobj (on tilecopy_device_fd()) signalled
+ * when the whole job is done: every part, on every queue.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_job_syncobj(const tilecopy_job_t *job,
 						    uint32_t *syncobj);
 /** tilecopy_job_destroy - free the job (waits for it first if it runs). */

@@ -90,9 +90,10 @@ typedef enum tilecopy_status {
 	TILECOPY_ERR_UNSUPPORTED = 11,	/* valid, but not implemented/available */
 	TILECOPY_ERR_NO_DEVICE = 12,
 	TILECOPY_ERR_DEVICE = 13,	/* the driver refused or failed a call */
-	TILECOPY_ERR_TIMEOUT = 14,
+	TILECOPY_ERR_TIMEOUT = 14,	/* not finished by the deadline */
 	TILECOPY_ERR_FAULT = 15,	/* the engine faulted on a job */
 	TILECOPY_ERR_IO = 16,		/* file I/O */
+	TILECOPY_ERR_RESET = 17,	/* the engine was reset under a job */
 } tilecopy_status_t;
 
 /**

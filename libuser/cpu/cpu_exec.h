@@ -11,6 +11,7 @@
 #define TILECOPY_CPU_EXEC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "tilecopy_accel.h"
 
 /**
@@ -44,6 +45,33 @@ int tc_exec_scalar(const struct drm_tilecopy_desc *descs, size_t n,
  */
 int tc_desc_check(const struct drm_tilecopy_desc *d, size_t src_size,
 		  size_t dst_size, const char **field);
+
+/**
+ * tc_desc_elems - elements @d writes (the product of its extents: a stride-0
+ * dimension writes as often as its extent says), UINT64_MAX if beyond 64 bits.
+ * Inline: the device library (which cuts jobs within the work bound) uses it
+ * too, and must not reach into the core for it.
+ */
+static inline __u64 tc_desc_elems(const struct drm_tilecopy_desc *d)
+{
+	__u64 n = 1;
+
+	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
+		if (__builtin_mul_overflow(n, (__u64)d->extent[k], &n))
+			return UINT64_MAX;
+	return n;
+}
+
+/**
+ * tc_desc_list_check - tc_desc_check() on each of @n descriptors, then the
+ * work bound of a job: at most @max_elems elements in all (0: no bound).
+ * @bad: on failure, the index of the descriptor at fault.
+ * @return 0, or what tc_desc_check() returns, or -E2BIG (work bound; *field
+ *         is "extent").
+ */
+int tc_desc_list_check(const struct drm_tilecopy_desc *d, size_t n,
+		       size_t src_size, size_t dst_size, __u64 max_elems,
+		       size_t *bad, const char **field);
 
 /**
  * tc_desc_footprint - bytes spanned from the base address: 1 + the offset of

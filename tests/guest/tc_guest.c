@@ -339,6 +339,70 @@ long tc_device_prop(const char *name)
 	return 0;
 }
 
+long tc_module_param(const char *name, long def)
+{
+	char path[256], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/tilecopy/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return def;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] ? strtol(buf, NULL, 0) : def;
+}
+
+void tc_pci_name(int n, char *out, size_t len)
+{
+	char link[512], target[512];
+	const char *pci;
+	ssize_t r;
+
+	/* the node's class device (accel or drm) links to its PCI device */
+	ck_assert_msg(tc_device_sysfs(n, "", link, sizeof(link)), "no tilecopy device #%d", n);
+	link[strlen(link) - 1] = 0;	/* .../device/ -> .../device */
+	r = readlink(link, target, sizeof(target) - 1);
+	ck_assert_msg(r > 0, "readlink %s: %s", link, strerror(errno));
+	target[r] = 0;
+	pci = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	snprintf(out, len, "%s", pci);
+}
+
+long long tc_sysfs_stat(int n, const char *name)
+{
+	char path[256], buf[64] = "";
+	FILE *f;
+
+	ck_assert_msg(tc_device_sysfs(n, name, path, sizeof(path)), "no tilecopy device #%d", n);
+	f = fopen(path, "r");
+	ck_assert_msg(f, "no %s", path);
+	ck_assert(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	return strtoll(buf, NULL, 0);
+}
+
+void tc_debugfs_path(int n, const char *file, char *out, size_t len)
+{
+	/* accel keeps a device's files in accel/<PCI name>/, DRM in dri/<PCI name>/ */
+	ck_assert_msg(tc_device_debugfs(n, file, out, len), "no debugfs dir of device %d", n);
+}
+
+int tc_force_reset(int n)
+{
+	char path[512];
+	int fd, ret = 0;
+
+	tc_debugfs_path(n, "reset", path, sizeof(path));
+	fd = open(path, O_WRONLY);
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	if (write(fd, "1", 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
 void tc_pattern(void *buf, size_t n, uint32_t seed)
 {
 	uint8_t *p = buf;

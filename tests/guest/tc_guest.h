@@ -88,6 +88,17 @@ uint32_t tc_wait_status(int fd, uint64_t job_id);
 
 /* Device properties of this run (from $TC_DEVICE_PROPS), 0 if absent. */
 long tc_device_prop(const char *name);
+/* A parameter of the loaded tilecopy module, @def if it cannot be read. */
+long tc_module_param(const char *name, long def);
+
+/* PCI name (0000:00:04.0) of the n-th device; fails the test if none. */
+void tc_pci_name(int n, char *out, size_t len);
+/* Counter @name in the sysfs directory of the n-th device's PCI device. */
+long long tc_sysfs_stat(int n, const char *name);
+/* Path of @file in the n-th device's debugfs directory. */
+void tc_debugfs_path(int n, const char *file, char *out, size_t len);
+/* Write "1" to the n-th device's debugfs reset; returns 0 or -errno. */
+int tc_force_reset(int n);
 
 void tc_pattern(void *buf, size_t n, uint32_t seed);
 

@@ -23,8 +23,10 @@ check)
 		--timeout 900 -- env TC_SDK_MODE=normal "$S/test_device"
 	step "device: CLI info and convert on the engines (2)" "${run[@]}" --devices 2 --timeout 300 -- \
 		bash tests/sdk/cli-guest.sh "$T"
-	step "device: injected DMA error" "${run[@]}" --device-props dma-error-on-job=3 \
+	step "device: injected DMA error, sticky" "${run[@]}" --device-props dma-error-on-job=3 \
 		--timeout 300 -- env TC_SDK_MODE=fault "$S/test_device"
+	step "device: hung job, RESET apart from TIMEOUT" "${run[@]}" --device-props hang-queue-mask=0x1 \
+		--module-args job_timeout_ms=250 --timeout 300 -- env TC_SDK_MODE=reset "$S/test_device"
 	step "module loaded, no engine: CPU fallback" "${run[@]}" --devices 0 --timeout 300 -- \
 		bash -c "TC_SDK_MODE=nodev $S/test_device && $T info | grep -q 'no tilecopy engine found'"
 	step "no module: CPU fallback" "${run[@]}" --no-module --timeout 300 -- \

@@ -5,13 +5,17 @@
  *   normal  every layout pair on the engine bit-exact with the CPU path,
  *           pipelined jobs, splitting across queues, PRIME, bad arguments
  *   fault   the engine injects a DMA error: the SDK reports it with the
- *           plan's descriptor and the address, and the device keeps working
+ *           plan's descriptor and the address, every later wait says the
+ *           same (sticky), and the device keeps working
+ *   reset   every job of queue 0 hangs (hang-queue-mask=0x1): a wait with a
+ *           short deadline says TIMEOUT (not final), then RESET, for good
  *   nodev   no module loaded: discovery finds nothing, the CPU path is used
  * Exits 77 (skip) when the mode needs an engine and there is none, unless
  * TC_REQUIRE_DEVICE is set.
  */
 #include <stdio.h>
 #include <unistd.h>
+#include <xf86drm.h>
 
 #include "tilecopy/device.h"
 #include "../unit/tc_test.h"
@@ -402,7 +406,191 @@ START_TEST(test_bad_args)
 }
 END_TEST
 
-/* The engine fails job N with a DMA error (property dma-error-on-job). */
+/* BOs holding a plan's source (random) and destination, and a job on them. */
+struct bo_job {
+	tilecopy_bo_t *sbo, *dbo;
+	unsigned char *sp, *dp;
+	struct tilecopy_buffer_ref sr, dr;
+};
+
+static void bo_job_init(struct bo_job *b, tilecopy_device_t *dev, const tilecopy_plan_t *plan,
+			uint64_t seed)
+{
+	TC_OK(tilecopy_bo_create(&b->sbo, dev, plan_src(plan), 0));
+	TC_OK(tilecopy_bo_create(&b->dbo, dev, plan_dst(plan), 0));
+	TC_OK(tilecopy_bo_map(b->sbo, (void **)&b->sp));
+	TC_OK(tilecopy_bo_map(b->dbo, (void **)&b->dp));
+	fill_random(b->sp, plan_src(plan), seed);
+	b->sr.bo = b->sbo, b->sr.offset = 0;
+	b->dr.bo = b->dbo, b->dr.offset = 0;
+}
+
+static void bo_job_check(struct bo_job *b, const tilecopy_plan_t *plan)
+{
+	uint64_t ds = plan_dst(plan);
+	unsigned char *ref = malloc(ds);
+
+	TC_OK(tilecopy_plan_execute_cpu(plan, b->sp, plan_src(plan), ref, ds,
+					"scalar"));
+	ck_assert(!memcmp(b->dp, ref, ds));
+	free(ref);
+}
+
+static void bo_job_fini(struct bo_job *b)
+{
+	tilecopy_bo_free(b->sbo);
+	tilecopy_bo_free(b->dbo);
+}
+
+/*
+ * The device's fd works with libdrm; a job split over every queue has one
+ * fence that covers all its parts; a job waits for input fences given as
+ * syncobjs or as sync_files; bad options are refused by name.
+ */
+START_TEST(test_fences)
+{
+	tilecopy_device_t *dev = open_dev();
+	int fd = tilecopy_device_fd(dev), sync_file;
+	drmVersionPtr v = drmGetVersion(fd);
+	tilecopy_tensor_t *s, *d;
+	tilecopy_plan_t *plan, *back;
+	tilecopy_job_t *job, *after;
+	struct bo_job a;
+	tilecopy_bo_t *again;
+	struct tilecopy_buffer_ref ar, br;
+	uint32_t sync;
+	unsigned char *ap;
+	struct tilecopy_submit_opts o = { .size = sizeof(o) };
+
+	ck_assert_int_eq(tilecopy_device_fd(NULL), -1);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_str_eq(v->name, "tilecopy");
+	drmFreeVersion(v);
+	make(&s, "NCHW", "4x64x32x32", TILECOPY_DT_F32);	/* 2 MiB moved: split */
+	make(&d, "NHWC", "4x64x32x32", TILECOPY_DT_F32);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	TC_OK(tilecopy_plan_create(&back, d, s, 0));
+	bo_job_init(&a, dev, plan, 21);
+	TC_OK(tilecopy_job_submit(&job, dev, plan, &a.sr, &a.dr, 0));
+	/* the syncobj signals only when every part is done */
+	TC_OK(tilecopy_job_syncobj(job, &sync));
+	TC_OK(drmSyncobjWait(fd, &sync, 1, INT64_MAX, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL) ?
+	      TILECOPY_ERR_DEVICE : TILECOPY_SUCCESS);
+	TC_OK(tilecopy_job_wait(job, 0));	/* nothing left to wait for */
+	bo_job_check(&a, plan);
+
+	/* NHWC -> NCHW again, after the first job, through each kind of fence */
+	TC_OK(tilecopy_bo_create(&again, dev, plan_src(plan), 0));
+	TC_OK(tilecopy_bo_map(again, (void **)&ap));
+	ar.bo = a.dbo, ar.offset = 0;
+	br.bo = again, br.offset = 0;
+	for (int kind = 0; kind < 2; kind++) {
+		tilecopy_job_t *first;
+
+		memset(a.dp, 0, plan_dst(plan));
+		memset(ap, 0, plan_src(plan));
+		TC_OK(tilecopy_job_submit(&first, dev, plan, &a.sr, &a.dr, 0));
+		TC_OK(tilecopy_job_syncobj(first, &sync));
+		if (kind == 0) {
+			o.in_syncobjs = &sync;
+			o.num_in_syncobjs = 1;
+		} else {
+			ck_assert_int_eq(drmSyncobjExportSyncFile(fd, sync, &sync_file), 0);
+			o.num_in_syncobjs = 0;
+			o.in_fences = &sync_file;
+			o.num_in_fences = 1;
+		}
+		TC_OK(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o));
+		if (kind == 1)
+			close(sync_file);
+		TC_OK(tilecopy_job_wait(after, 60LL * 1000000000));
+		TC_OK(tilecopy_job_wait(first, 0));	/* done before: the input */
+		ck_assert(!memcmp(ap, a.sp, plan_src(plan)));
+		tilecopy_job_destroy(first);
+		tilecopy_job_destroy(after);
+	}
+	/* bad options, by name */
+	o.num_in_fences = 0;
+	o.size = 8;
+	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
+		 TILECOPY_ERR_INVALID_ARG, "opts: size 8");
+	{
+		/* a newer caller's struct: unknown fields must be zero */
+		struct { struct tilecopy_submit_opts o; uint64_t later; } big = { o, 1 };
+
+		big.o.size = sizeof(big);
+		TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &big.o),
+			 TILECOPY_ERR_INVALID_ARG, "beyond the fields");
+	}
+	o.size = sizeof(o);
+	o.flags = 0x80;
+	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
+		 TILECOPY_ERR_INVALID_ARG, "unknown flags");
+	o.flags = 0;
+	o.in_fences = &fd;	/* not a sync_file */
+	o.num_in_fences = 1;
+	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
+		 TILECOPY_ERR_INVALID_ARG, "not a sync_file");
+	o.num_in_fences = 65;
+	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
+		 TILECOPY_ERR_INVALID_ARG, "at most 64");
+	ck_assert_ptr_null(after);
+	tilecopy_job_destroy(job);
+	tilecopy_bo_free(again);
+	bo_job_fini(&a);
+	tilecopy_plan_destroy(plan);
+	tilecopy_plan_destroy(back);
+	tilecopy_tensor_destroy(s);
+	tilecopy_tensor_destroy(d);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+/*
+ * Every job of queue 0 hangs (hang-queue-mask=0x1): a one-queue job of a
+ * fresh device handle goes there. A short wait is TIMEOUT (not final);
+ * then RESET, and RESET again on every later wait, with the same message.
+ */
+START_TEST(test_reset_status)
+{
+	tilecopy_device_t *dev = open_dev();
+	tilecopy_tensor_t *s, *d;
+	tilecopy_plan_t *plan;
+	tilecopy_job_t *job, *next;
+	struct bo_job a;
+	char msg[512];
+
+	make(&s, "RowMajor", "64x64", TILECOPY_DT_F32);
+	make(&d, "ColumnMajor", "64x64", TILECOPY_DT_F32);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	bo_job_init(&a, dev, plan, 33);
+	TC_OK(tilecopy_job_submit(&job, dev, plan, &a.sr, &a.dr, TILECOPY_SUBMIT_ONE_QUEUE));
+	TC_FAILS(tilecopy_job_wait(job, 1000000), TILECOPY_ERR_TIMEOUT, "not finished by the deadline");
+	TC_FAILS(tilecopy_job_wait(job, -1), TILECOPY_ERR_RESET, "hung the engine");
+	snprintf(msg, sizeof(msg), "%s", tilecopy_last_error());
+	for (int i = 0; i < 3; i++) {
+		TC_FAILS(tilecopy_job_wait(job, i ? -1 : 0), TILECOPY_ERR_RESET, "the engine was reset");
+		ck_assert_str_eq(tilecopy_last_error(), msg);
+	}
+	ck_assert_str_eq(tilecopy_status_str(TILECOPY_ERR_RESET), "engine reset");
+	/* the next one-queue job goes to queue 1 and runs */
+	TC_OK(tilecopy_job_submit(&next, dev, plan, &a.sr, &a.dr, TILECOPY_SUBMIT_ONE_QUEUE));
+	TC_OK(tilecopy_job_wait(next, 60LL * 1000000000));
+	bo_job_check(&a, plan);
+	tilecopy_job_destroy(next);
+	tilecopy_job_destroy(job);
+	bo_job_fini(&a);
+	tilecopy_plan_destroy(plan);
+	tilecopy_tensor_destroy(s);
+	tilecopy_tensor_destroy(d);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+/*
+ * The engine fails job N with a DMA error (property dma-error-on-job):
+ * through jobs first (the failure is sticky), then tilecopy_convert.
+ */
 START_TEST(test_fault_reported)
 {
 	tilecopy_device_t *dev = open_dev();
@@ -418,22 +606,41 @@ START_TEST(test_fault_reported)
 	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
 	in = calloc(1, plan_src(plan));
 	out = calloc(1, plan_dst(plan));
-	/* the injected job is one of the first few; every other one works */
-	for (int i = 0; i < 6; i++) {
-		st = tilecopy_convert(dev, plan, in, plan_src(plan), out,
-				      plan_dst(plan), NULL);
+	/* the injected job is one of the first few: a job's failure is sticky */
+	for (int i = 0; i < 3 && !faults; i++) {
+		struct bo_job b;
+		tilecopy_job_t *job;
+
+		bo_job_init(&b, dev, plan, 40 + i);
+		TC_OK(tilecopy_job_submit(&job, dev, plan, &b.sr, &b.dr, 0));
+		st = tilecopy_job_wait(job, -1);
 		if (st == TILECOPY_ERR_FAULT) {
+			char msg[512];
+
 			faults++;
-			ck_assert_msg(strstr(tilecopy_last_error(), "DMA error in plan descriptor 0"),
-				      "message: %s", tilecopy_last_error());
-			ck_assert_msg(strstr(tilecopy_last_error(), first_node()),
-				      "message: %s", tilecopy_last_error());
+			snprintf(msg, sizeof(msg), "%s", tilecopy_last_error());
+			ck_assert_msg(strstr(msg, "DMA error in plan descriptor 0") &&
+				      strstr(msg, first_node()), "message: %s", msg);
+			for (int w = 0; w < 2; w++) {
+				TC_FAILS(tilecopy_job_wait(job, w ? 0 : -1), TILECOPY_ERR_FAULT,
+					 "DMA error");
+				ck_assert_str_eq(tilecopy_last_error(), msg);
+			}
 		} else {
 			TC_OK(st);
+			bo_job_check(&b, plan);
 			good++;
 		}
+		tilecopy_job_destroy(job);
+		bo_job_fini(&b);
 	}
 	ck_assert_int_eq(faults, 1);
+	/* every convert after it works */
+	for (int i = 0; i < 3; i++) {
+		TC_OK(tilecopy_convert(dev, plan, in, plan_src(plan), out, plan_dst(plan),
+				       NULL));
+		good++;
+	}
 	ck_assert_int_eq(good, 5);
 	free(in);
 	free(out);
@@ -490,8 +697,11 @@ int main(void)
 		tcase_add_test(tc, test_prime);
 		tcase_add_test(tc, test_multi_device);
 		tcase_add_test(tc, test_bad_args);
+		tcase_add_test(tc, test_fences);
 	} else if (!strcmp(mode(), "fault")) {
 		tcase_add_test(tc, test_fault_reported);
+	} else if (!strcmp(mode(), "reset")) {
+		tcase_add_test(tc, test_reset_status);
 	} else {
 		tcase_add_test(tc, test_no_device_fallback);
 	}

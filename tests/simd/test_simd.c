@@ -272,7 +272,8 @@ START_TEST(test_broadcast_and_fill)
 			d[2].dst_stride[1] = odd[a];
 			d[3] = copy_desc(es, 2, ext);	/* FILL, strided rows */
 			d[3].op = DRM_TILECOPY_OP_FILL;
-			d[3].value = 0x8877665544332211ULL ^ (a * 0x0101010101010101ULL);
+			d[3].value = (0x8877665544332211ULL ^ (a * 0x0101010101010101ULL)) &
+				     (~0ULL >> (64 - 8 * es));
 			d[3].dst_stride[0] = 1;
 			d[3].dst_stride[1] = odd[a] + 5;
 			d[3].dst = 3;
@@ -398,7 +399,8 @@ static void random_desc(struct drm_tilecopy_desc *d)
 	default:	/* FILL */
 		d->op = DRM_TILECOPY_OP_FILL;
 		d->src = 0;
-		d->value = rnd();
+		/* no bits above elem_size: the descriptor rules */
+		d->value = rnd() & (~0ull >> (64 - 8 * d->elem_size));
 		break;
 	}
 }

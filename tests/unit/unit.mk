@@ -26,7 +26,7 @@ $(BUILD)/include/check/check.h:
 endif
 
 $(BUILD)/tests/test_device_api: $(DEV_OBJS)
-$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/tc_test.h
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/tc_test.h tests/desc_cases.h
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_STATIC) $(CPPFLAGS) -I$(TOP)/tests/unit $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE \
 		$(CHECK_CFLAGS) $(OBJ_FLAGS_$*) $(LDFLAGS) -o $@ $< $(UNIT_LINK_$*) $(LIB_OBJS) \
