@@ -37,12 +37,13 @@ struct env {
 	uint64_t va_next;
 };
 
-static void env_up(struct env *e, const char *props, int boot)
+/* @props: device properties; @extra: more QEMU arguments (-trace ...) */
+static void env_up_args(struct env *e, const char *props, const char *extra, int boot)
 {
 	char dev[256];
 
-	snprintf(dev, sizeof(dev), "-device tilecopy,addr=%02x.0%s%s", SLOT,
-		 props && *props ? "," : "", props ? props : "");
+	snprintf(dev, sizeof(dev), "-device tilecopy,addr=%02x.0%s%s %s", SLOT,
+		 props && *props ? "," : "", props ? props : "", extra ? extra : "");
 	e->q = qts_start(0, dev);
 	tcdev_init(&e->d, e->q, SLOT, QT_BAR_BASE);
 	mmu_init(&e->mmu, e->q);
@@ -51,6 +52,11 @@ static void env_up(struct env *e, const char *props, int boot)
 	e->va_next = VA_BASE;
 	if (boot)
 		tc_boot_good(&e->d);
+}
+
+static void env_up(struct env *e, const char *props, int boot)
+{
+	env_up_args(e, props, NULL, boot);
 }
 
 static void env_down(struct env *e)
@@ -1984,6 +1990,172 @@ START_TEST(test_cross_cpu)
 }
 END_TEST
 
+/*
+ * A buffer of whole pages whose bus pages are reversed in each group of 8:
+ * every page is its own run in the engine's TLB, so rows cross runs.
+ */
+static uint64_t env_buf_scattered(struct env *e, uint64_t size, uint64_t perm)
+{
+	uint64_t pages = (size + TC_PAGE_SIZE - 1) / TC_PAGE_SIZE, i;
+	uint64_t n = (pages + 7) / 8 * 8;
+	uint64_t pa = qts_alloc(e->q, n * TC_PAGE_SIZE, TC_PAGE_SIZE);
+	uint64_t va = e->va_next;
+
+	for (i = 0; i < pages; i++)
+		mmu_map_page(&e->mmu, va + i * TC_PAGE_SIZE,
+			     pa + (i / 8 * 8 + 7 - i % 8) * TC_PAGE_SIZE, perm);
+	e->va_next += (pages + 1) * TC_PAGE_SIZE;
+	return va;
+}
+
+/*
+ * Transposes large enough for the engine's SIMD blocks (straight to the
+ * destination rows) and their edges: each element size; rows and columns
+ * at, below and above a block's size; destinations aligned, misaligned by
+ * whole elements (the head done element by element) and by part of an
+ * element (no block at all); destination rows adjacent and padded apart;
+ * contiguous and scattered pages (rows split between runs: the gather
+ * copies them, the destination side falls back to the buffered path);
+ * 2 to 7 rows or columns, the interleaves and de-interleaves of images.
+ * Each destination must equal the scalar executor's, byte for byte.
+ */
+START_TEST(test_cross_transposes)
+{
+	static const struct {
+		uint32_t m, n;		/* source rows, columns (destination rows) */
+		uint32_t dpad, spad;	/* extra elements between rows */
+		uint32_t doff;		/* destination offset, bytes */
+		uint32_t outer;		/* extent of an outer dimension */
+	} shapes[] = {
+		{ 64, 16, 0, 0, 0, 1 }, { 67, 19, 0, 0, 0, 1 }, { 63, 15, 0, 0, 0, 1 },
+		{ 130, 35, 5, 3, 8, 2 }, { 300, 70, 0, 0, 24, 1 }, { 40, 300, 0, 0, 0, 2 },
+		{ 200, 41, 0, 0, 3, 1 }, { 1500, 9, 0, 0, 0, 1 }, { 17, 1100, 1, 0, 16, 1 },
+		/* fewer rows or columns than a block: (de-)interleaves */
+		{ 3, 2000, 0, 0, 0, 1 }, { 3, 2001, 0, 0, 4, 2 }, { 2000, 3, 0, 0, 0, 1 },
+		{ 2001, 5, 0, 0, 8, 2 }, { 7, 999, 0, 0, 24, 1 }, { 999, 2, 0, 0, 40, 1 },
+	};
+	struct env e;
+	struct ring r;
+	unsigned es, sh, scat, t = 0;
+	char *log, *p;
+	unsigned direct[9] = { 0 }, buffered[9] = { 0 };
+
+	/* the tilecopy_tile trace tells which path each tile took */
+	env_up_args(&e, NULL, "-trace tilecopy_tile", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (es = 1; es <= 8; es *= 2) {
+		for (sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+			for (scat = 0; scat < 2; scat++) {
+				const uint32_t m = shapes[sh].m, n = shapes[sh].n;
+				uint64_t sr = n + shapes[sh].spad, dr = m + shapes[sh].dpad;
+				uint64_t sbytes = (sr * m * shapes[sh].outer) * es + 64;
+				uint64_t dbytes = (dr * n * shapes[sh].outer) * es + 64;
+				uint32_t ext[3] = { m, n, shapes[sh].outer };
+				uint64_t ss[3] = { sr, 1, sr * m }, ds[3] = { 1, dr, dr * n };
+				uint64_t src, dst, b, doff = shapes[sh].doff;
+				struct drm_tilecopy_desc d;
+				uint8_t *cs, *cd;
+
+				src = scat ? env_buf_scattered(&e, sbytes, TC_PTE_READ) :
+				      env_buf(&e, sbytes, TC_PTE_READ, NULL);
+				dst = scat ? env_buf_scattered(&e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
+				      env_buf(&e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+				va_fill_random(&e, src, sbytes, 100 + t);
+				va_fill_random(&e, dst, dbytes, 200 + t);
+				cs = malloc(sbytes);
+				cd = malloc(dbytes);
+				for (b = 0; b < sbytes; b++)
+					cs[b] = *va_host(&e, src + b);
+				for (b = 0; b < dbytes; b++)
+					cd[b] = *va_host(&e, dst + b);
+				desc_copy(&d, es, 8, doff, 3, ext, ss, ds);
+				ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
+				d.src += src;
+				d.dst += dst;
+				t++;
+				assert_ok(&e, run_job(&e, &r, &d, 1, t), t);
+				for (b = 0; b < dbytes; b++)
+					ck_assert_msg(*va_host(&e, dst + b) == cd[b],
+						      "es %u shape %u scattered %u: byte %llu differs",
+						      es, sh, scat, (unsigned long long)b);
+				free(cs);
+				free(cd);
+			}
+		}
+	}
+	log = qts_log(e.q);
+	for (p = log; (p = strstr(p, "tilecopy_tile ")); p++) {
+		unsigned long long rows, cols, done;
+		unsigned el;
+
+		if (sscanf(p, "tilecopy_tile elem %u rows %llu cols %llu direct %llu",
+			   &el, &rows, &cols, &done) == 4 && el <= 8) {
+			direct[el] += done > 0;
+			buffered[el] += done < cols;
+		}
+	}
+	free(log);
+	for (es = 1; es <= 8; es *= 2)
+		ck_assert_msg(direct[es] && buffered[es], "es %u: %u tiles straight, %u buffered",
+			      es, direct[es], buffered[es]);
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * A transposing copy whose destination has an unmapped page among its
+ * rows: the engine checks the tile's rows before writing it straight, so
+ * it writes the rows before that page row by row, then faults at the
+ * page's first byte (the first byte it could not write), as a row-by-row
+ * engine would. The rows after it are untouched.
+ */
+START_TEST(test_mmu_transpose_fault)
+{
+	const uint32_t m = 256, n = 64;		/* dst rows of 1 KiB, 4 a page */
+	uint32_t ext[2] = { m, n };
+	uint64_t ss[2] = { n, 1 }, ds[2] = { 1, m };
+	uint64_t src, dst, b, bytes = (uint64_t)m * n * 4;
+	struct drm_tilecopy_desc d[2];
+	struct env e;
+	struct ring r;
+	uint8_t *cs, *cd, *orig;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, bytes, TC_PTE_READ, NULL);
+	dst = env_buf(&e, bytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, bytes, 7);
+	va_fill_random(&e, dst, bytes, 8);
+	cs = malloc(bytes);
+	cd = malloc(bytes);
+	orig = malloc(bytes);
+	for (b = 0; b < bytes; b++) {
+		cs[b] = *va_host(&e, src + b);
+		cd[b] = orig[b] = *va_host(&e, dst + b);
+	}
+	desc_copy(&d[1], 4, 0, 0, 2, ext, ss, ds);
+	ck_assert_int_eq(tc_exec_scalar(&d[1], 1, cs, cd), 0);
+	d[1].src = src;
+	d[1].dst = dst;
+	d[0] = d[1];
+	d[0].dst = env_buf(&e, bytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	mmu_unmap_page(&e.mmu, dst + 5 * TC_PAGE_SIZE);
+	tc_wr(&e.d, TC_REG_MMU_INVALIDATE_ALL, 1);
+	assert_fault(&e, run_job(&e, &r, d, 2, 1), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 1,
+		     dst + 5 * TC_PAGE_SIZE, 1);
+	for (b = 0; b < 5 * TC_PAGE_SIZE; b++)
+		ck_assert_msg(*va_host(&e, dst + b) == cd[b], "byte %llu not written",
+			      (unsigned long long)b);
+	for (b = 6 * TC_PAGE_SIZE; b < bytes; b++)
+		ck_assert_msg(*va_host(&e, dst + b) == orig[b], "byte %llu written",
+			      (unsigned long long)b);
+	free(cs);
+	free(cd);
+	free(orig);
+	env_down(&e);
+}
+END_TEST
+
 /* Malformed descriptors: the engine refuses (BAD_DESC) exactly what
  * tc_desc_check() refuses as malformed (-EINVAL / -EOVERFLOW). */
 START_TEST(test_cross_validation)
@@ -2207,6 +2379,7 @@ static Suite *device_suite(void)
 	ADD("/mmu/fault-unmapped", test_mmu_fault_unmapped);
 	ADD("/mmu/fault-perm", test_mmu_fault_perm);
 	ADD("/mmu/invalidate", test_mmu_invalidate);
+	ADD("/mmu/transpose-fault", test_mmu_transpose_fault);
 	ADD("/desc/bad", test_desc_bad);
 	ADD("/desc/op-disabled", test_desc_op_disabled);
 	ADD("/desc/fuzz", test_desc_fuzz);
@@ -2227,6 +2400,7 @@ static Suite *device_suite(void)
 	ADD("/irq/intx", test_intx);
 	ADD("/cross/cpu-executors", test_cross_cpu);
 	ADD("/cross/validation", test_cross_validation);
+	ADD("/cross/transposes", test_cross_transposes);
 	ADD("/stress/resets", test_stress_resets);
 #undef ADD
 	return s;
