@@ -59,6 +59,14 @@ OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
 #define TC_TLB_HINTS            1024
 #define TC_PTE_CHUNK            32      /* PTEs read per bus read in a walk */
 #define TC_TILE_ROWS_MAX        1024    /* source rows of a tile */
+/*
+ * The engine looks at STOP and resets before each descriptor, each tile
+ * and each row, and within a row at least every TC_POLL_ELEMS elements
+ * and every TC_POLL_BYTES bytes: a stop lands within that much work
+ * whatever the descriptor's shape (docs/hardware.md, 7.1).
+ */
+#define TC_POLL_ELEMS           (64 * KiB)
+#define TC_POLL_BYTES           (1 * MiB)
 
 #define TC_DESC_SIZE            sizeof(struct drm_tilecopy_desc)
 #define TC_RING_ENTRY_SIZE      sizeof(struct tc_ring_entry)
@@ -603,10 +611,15 @@ static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
     return true;
 }
 
-/* Contiguous run, memory to memory (both sides through the MMU). */
+/*
+ * Contiguous run, memory to memory (both sides through the MMU); a long
+ * one looks at STOP every TC_POLL_BYTES.
+ */
 static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
                              uint64_t src, uint64_t len)
 {
+    uint64_t polled = 0;
+
     while (len) {
         uint64_t sa, da, n, w;
         uint8_t *sp = tilecopy_translate(s, j, src, false, &sa);
@@ -619,7 +632,7 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
         if (!dp) {
             return false;
         }
-        n = MIN(MIN(sa, da), len);
+        n = MIN(MIN(MIN(sa, da), len), TC_POLL_BYTES - polled);
         w = tilecopy_write_budget(j, dst, n);
         memmove(dp, sp, w);
         if (w < n) {
@@ -628,6 +641,13 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
         src += n;
         dst += n;
         len -= n;
+        polled += n;
+        if (polled == TC_POLL_BYTES) {
+            if (len && tilecopy_cancelled(s, j)) {
+                return false;
+            }
+            polled = 0;
+        }
     }
     return true;
 }
@@ -1130,12 +1150,12 @@ static bool tilecopy_exec_copy(TilecopyState *s, TilecopyJob *j,
      */
     do {
         uint64_t row = sh.e[0], done, chunk;
-        uint64_t cap = s->tilebuf_size / es;
+        uint64_t cap = MIN(s->tilebuf_size / es, TC_POLL_ELEMS);
 
-        if (tilecopy_cancelled(s, j)) {
-            return false;
-        }
         for (done = 0; done < row; done += chunk) {
+            if (tilecopy_cancelled(s, j)) {
+                return false;
+            }
             chunk = MIN(cap, row - done);
             if (sh.ss[0] == 1) {
                 if (!tilecopy_read_va(s, j, d->src + soff + done * es, buf,
@@ -1176,7 +1196,7 @@ static bool tilecopy_exec_fill(TilecopyState *s, TilecopyJob *j,
     unsigned es = d->elem_size;
     uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
     uint64_t soff = 0, doff = 0, value = cpu_to_le64(d->value), i, done, n;
-    uint64_t cap = s->tilebuf_size / es;
+    uint64_t cap = MIN(s->tilebuf_size / es, TC_POLL_ELEMS);
     TilecopyShape sh;
     uint8_t *buf = s->tilebuf;
 
@@ -1186,10 +1206,10 @@ static bool tilecopy_exec_fill(TilecopyState *s, TilecopyJob *j,
         memcpy(buf + i * es, &value, es);
     }
     do {
-        if (tilecopy_cancelled(s, j)) {
-            return false;
-        }
         for (done = 0; done < sh.e[0]; done += n) {
+            if (tilecopy_cancelled(s, j)) {
+                return false;
+            }
             n = MIN(cap, sh.e[0] - done);
             if (sh.ds[0] == 1) {
                 if (!tilecopy_write_va(s, j, d->dst + doff + done * es, buf,

@@ -1507,6 +1507,62 @@ START_TEST(test_stop_progress)
 END_TEST
 
 /*
+ * STOP and a queue reset during one enormous row: 2^32 - 1 elements of 8
+ * bytes, all to one address (stride 0), some 60 s of work for the model at
+ * a row a check. A FILL and a broadcast COPY (element by element) each.
+ * The engine looks at STOP within a row too (docs/hardware.md, 7.1), so
+ * the job is abandoned, started and not done: were it only looked at
+ * between rows, STOPPED would come when the job had completed (or not
+ * within POLL's bound), and DONE_SEQNO would say so. Then the queue is
+ * reset during the same row, and runs a job afterwards.
+ */
+START_TEST(test_stop_long_row)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc *d, small;
+	uint64_t src, dst, gpa, zero = 0, one = 1;
+	uint32_t ext = 0xffffffffu, ext1 = 1;
+	unsigned op;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 4096, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	d = desc_alloc(e.q, 2, &gpa);
+	desc_copy(&d[0], 8, 0, dst, 1, &ext, &zero, &zero);
+	d[0].op = DRM_TILECOPY_OP_FILL;
+	d[0].value = 0x0123456789abcdefull;
+	desc_copy(&d[1], 8, src, dst + 8, 1, &ext, &zero, &zero);
+	for (op = 0; op < 2; op++) {
+		uint64_t seq = 10 + op;
+
+		ring_submit(&e.d, 0, &r, gpa + op * sizeof(*d), 1, 0, seq);
+		POLL(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO) == seq);
+		tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_STOP);
+		POLL(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_STOPPED);
+		ck_assert(!(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_BUSY));
+		ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO), seq);
+		ck_assert_uint_lt(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), seq);
+		ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_STATUS), 0);
+		/* the job again from its start; this time a queue reset ends it */
+		tc_wr(&e.d, TC_REG_CTRL, 0);
+		POLL(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_BUSY);
+		queue_renew(&e, &r);
+		ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), 0);
+		ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO), 0);
+		/* the queue works: a small job completes */
+		desc_copy(&small, 8, 0, dst + 16, 1, &ext1, &zero, &one);
+		small.op = DRM_TILECOPY_OP_FILL;
+		small.value = 42;
+		assert_ok(&e, run_job(&e, &r, &small, 1, 1), 1);
+		ck_assert_uint_eq(*(uint64_t *)va_host(&e, dst + 16), 42);
+	}
+	env_down(&e);
+}
+END_TEST
+
+/*
  * A hung queue (hang-queue-mask): its job is started, never done, and its
  * engine time grows; the other queues go on. STOP does not wait for it.
  */
@@ -2386,6 +2442,7 @@ static Suite *device_suite(void)
 	ADD("/desc/table", test_desc_table);
 	ADD("/desc/via-mmu", test_desc_via_mmu);
 	ADD("/engine/stop-progress", test_stop_progress);
+	ADD("/engine/stop-long-row", test_stop_long_row);
 	ADD("/engine/reset-hang", test_reset_hang);
 	ADD("/inject/hang-queue-job-ns", test_hang_queue_job_ns);
 	ADD("/dma/not-ram", test_dma_not_ram);
