@@ -48,12 +48,12 @@ static void avx2_tr##es(char *dst, size_t dld, const char *src,	\
 {									\
 	size_t r = 0;							\
 	TC_BLOCK_BAND(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
-		      2 * n, n, es, 32)					\
+		      2 * n, n, es, 32, tc_edge##es)	\
 	TC_BLOCK_BAND(avx2_tile##es##_l1, avx2_tile##es##_l1_nt,	\
-		      n, n, es, 16)					\
+		      n, n, es, 16, tc_edge##es)	\
 	if (r < rows)							\
-		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
-				    rows - r, cols, es);		\
+		tc_edge##es(dst + r * es, dld, src + r * sld, sld,	\
+			    rows - r, cols);				\
 }
 AVX2_TR(1, 16)
 AVX2_TR(2, 8)

@@ -4,8 +4,11 @@
  * (non-temporal for large outputs), in-register transposes with four
  * 16-byte lanes stacked over rows (64x16 bytes, 32x8 16-bit, 16x4 32-bit,
  * 8x2 64-bit tiles), so every destination row of a tile is one 64-byte
- * store; narrower blocks use two lanes, then one. Shape analysis is in
- * pattern.c.
+ * store; narrower blocks use two lanes, then one. Edges are the same tiles
+ * with masked loads and stores, never an element loop. Whole zN/nZ
+ * fractals (16x16 16-bit, 32x32 8-bit) are transposed in registers from
+ * 64-byte loads; with VBMI, transposes of few rows (a C = 3 image to
+ * NHWC) run a permute program. Shape analysis is in pattern.c.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -65,25 +68,308 @@ TC_DEFINE_TILE(avx512_tile4_l1_nt, __m128i, 4, LD1, NT1, _mm_unpacklo_epi32, _mm
 TC_DEFINE_TILE(avx512_tile8_l1, __m128i, 2, LD1, ST1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 TC_DEFINE_TILE(avx512_tile8_l1_nt, __m128i, 2, LD1, NT1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 
+/* ---- masked tiles: the edges ------------------------------------------------ */
+
+/* Bytes [0, n) of a 16/32/64-byte vector, n <= its width. */
+static inline __mmask16 avx512_m16(size_t n)
+{
+	return (__mmask16)((1u << n) - 1);
+}
+
+static inline __mmask32 avx512_m32(size_t n)
+{
+	return n >= 32 ? 0xffffffffu : (__mmask32)((1u << n) - 1);
+}
+
+static inline __mmask64 avx512_m64(size_t n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* Row @i of a lane, masked to @cm bytes, or zeros (no access) past @nr rows. */
+static inline __m128i avx512_ldm(const char *src, size_t sld, size_t i,
+				 size_t nr, __mmask16 cm)
+{
+	return i < nr ? _mm_maskz_loadu_epi8(cm, src + i * sld) : _mm_setzero_si128();
+}
+
+#define LDM1(s, sld, i, n, nr, cm)	avx512_ldm((s), (sld), (i), (nr), (cm))
+#define LDM2(s, sld, i, n, nr, cm)					\
+	_mm256_inserti128_si256(_mm256_castsi128_si256(			\
+		avx512_ldm((s), (sld), (i), (nr), (cm))),		\
+		avx512_ldm((s), (sld), (i) + (n), (nr), (cm)), 1)
+static inline __m512i avx512_ldm4(const char *s, size_t sld, size_t i, size_t n,
+				  size_t nr, __mmask16 cm)
+{
+	__m512i v = _mm512_castsi128_si512(avx512_ldm(s, sld, i, nr, cm));
+
+	v = _mm512_inserti32x4(v, avx512_ldm(s, sld, i + n, nr, cm), 1);
+	v = _mm512_inserti32x4(v, avx512_ldm(s, sld, i + 2 * n, nr, cm), 2);
+	return _mm512_inserti32x4(v, avx512_ldm(s, sld, i + 3 * n, nr, cm), 3);
+}
+#define LDM4(s, sld, i, n, nr, cm)	avx512_ldm4((s), (sld), (i), (n), (nr), (cm))
+#define STM1(p, v, b)	_mm_mask_storeu_epi8((p), avx512_m16(b), (v))
+#define STM2(p, v, b)	_mm256_mask_storeu_epi8((p), avx512_m32(b), (v))
+#define STM4(p, v, b)	_mm512_mask_storeu_epi8((p), avx512_m64(b), (v))
+
+/*
+ * A tile of @nr rows (up to L*n) x @nc cols (up to n): rows past @nr and
+ * cols past @nc are neither read nor written.
+ */
+#define AVX512_TILE_M(fn, vec_t, n, es, LDM, STM, unlo, unhi)		\
+static void fn(char *dst, size_t dld, const char *src, size_t sld,	\
+	       size_t nr, size_t nc)					\
+{									\
+	__mmask16 cm = avx512_m16(nc * (es));				\
+	vec_t r_[n];							\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (n); i_++)				\
+		r_[i_] = LDM(src, sld, (size_t)i_, (n), nr, cm);	\
+	TC_TILE_BODY(vec_t, n, unlo, unhi)				\
+	for (size_t i_ = 0; i_ < nc; i_++)				\
+		STM(dst + i_ * dld, r_[i_], nr * (es));			\
+}
+AVX512_TILE_M(avx512_tm1_l4, __m512i, 16, 1, LDM4, STM4, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
+AVX512_TILE_M(avx512_tm2_l4, __m512i, 8, 2, LDM4, STM4, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16)
+AVX512_TILE_M(avx512_tm4_l4, __m512i, 4, 4, LDM4, STM4, _mm512_unpacklo_epi32, _mm512_unpackhi_epi32)
+AVX512_TILE_M(avx512_tm8_l4, __m512i, 2, 8, LDM4, STM4, _mm512_unpacklo_epi64, _mm512_unpackhi_epi64)
+AVX512_TILE_M(avx512_tm1_l2, __m256i, 16, 1, LDM2, STM2, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
+AVX512_TILE_M(avx512_tm2_l2, __m256i, 8, 2, LDM2, STM2, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16)
+AVX512_TILE_M(avx512_tm4_l2, __m256i, 4, 4, LDM2, STM2, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32)
+AVX512_TILE_M(avx512_tm8_l2, __m256i, 2, 8, LDM2, STM2, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64)
+AVX512_TILE_M(avx512_tm1_l1, __m128i, 16, 1, LDM1, STM1, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
+AVX512_TILE_M(avx512_tm2_l1, __m128i, 8, 2, LDM1, STM1, _mm_unpacklo_epi16, _mm_unpackhi_epi16)
+AVX512_TILE_M(avx512_tm4_l1, __m128i, 4, 4, LDM1, STM1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
+AVX512_TILE_M(avx512_tm8_l1, __m128i, 2, 8, LDM1, STM1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
+
+/*
+ * Bands of 4, 2 and 1 lanes (their column edges masked), then the last
+ * rows (fewer than one lane's n) as masked one-lane tiles.
+ */
 #define AVX512_TR(es, n)						\
 static void avx512_tr##es(char *dst, size_t dld, const char *src,	\
 			  size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
 	TC_BLOCK_BAND(avx512_tile##es##_l4, avx512_tile##es##_l4_nt,	\
-		      4 * n, n, es, 64)					\
+		      4 * n, n, es, 64, avx512_tm##es##_l4)		\
 	TC_BLOCK_BAND(avx512_tile##es##_l2, avx512_tile##es##_l2_nt,	\
-		      2 * n, n, es, 32)					\
+		      2 * n, n, es, 32, avx512_tm##es##_l2)		\
 	TC_BLOCK_BAND(avx512_tile##es##_l1, avx512_tile##es##_l1_nt,	\
-		      n, n, es, 16)					\
+		      n, n, es, 16, avx512_tm##es##_l1)		\
 	if (r < rows)							\
-		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
-				    rows - r, cols, es);		\
+		for (size_t c = 0; c < cols; c += n)			\
+			avx512_tm##es##_l1(dst + c * dld + r * es, dld,	\
+					   src + r * sld + c * es, sld,	\
+					   rows - r, cols - c < n ? cols - c : n); \
 }
 AVX512_TR(1, 16)
 AVX512_TR(2, 8)
 AVX512_TR(4, 4)
 AVX512_TR(8, 2)
+
+/* ---- whole fractals ---------------------------------------------------------- */
+
+/*
+ * A B x B fractal of 32-byte rows (B = 16 for 16-bit, 32 for 8-bit) is
+ * 2B/4 full vectors, two rows each. Lane shuffles regroup them so that
+ * lane l of X[k] is row k (or 16 + k) of one of the four quarter blocks,
+ * an in-lane transpose turns rows into columns, and lane shuffles put the
+ * columns back together as destination rows: 64-byte loads and stores
+ * only (a fractal is shorter than the 32-row 16-bit tile, which would run
+ * it as two 256-bit halves).
+ */
+#define AVX512_FRACTAL(fn, B, unlo, unhi)				\
+static void fn(char *dst, const char *src, int nt)			\
+{									\
+	__m512i in_[B / 2], r_[B / 2];					\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (B) / 2; i_++)				\
+		in_[i_] = LD(src + 64 * i_);				\
+	_Pragma("GCC unroll 16")					\
+	for (int k_ = 0; k_ < (B) / 2; k_++)				\
+		r_[k_] = (k_ & 1) ?					\
+			_mm512_shuffle_i32x4(in_[k_ / 2], in_[(B) / 4 + k_ / 2], 0xee) : \
+			_mm512_shuffle_i32x4(in_[k_ / 2], in_[(B) / 4 + k_ / 2], 0x44); \
+	TC_TILE_BODY(__m512i, (B) / 2, unlo, unhi)			\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (B) / 2; i_++)				\
+		in_[i_] = i_ < (B) / 4 ?				\
+			_mm512_shuffle_i32x4(r_[2 * i_], r_[2 * i_ + 1], 0x88) : \
+			_mm512_shuffle_i32x4(r_[2 * i_ - (B) / 2],	\
+					     r_[2 * i_ - (B) / 2 + 1], 0xdd); \
+	if (nt && !((uintptr_t)dst & 63)) {				\
+		_Pragma("GCC unroll 16")				\
+		for (int i_ = 0; i_ < (B) / 2; i_++)			\
+			NT4(dst + 64 * i_, in_[i_]);			\
+	} else {							\
+		_Pragma("GCC unroll 16")				\
+		for (int i_ = 0; i_ < (B) / 2; i_++)			\
+			ST(dst + 64 * i_, in_[i_]);			\
+	}								\
+}
+AVX512_FRACTAL(avx512_fractal1, 32, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
+AVX512_FRACTAL(avx512_fractal2, 16, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16)
+
+/* ---- few rows: a permute program (VBMI) ------------------------------------- */
+
+/*
+ * The destination of a transpose with rows * es < 64 is a stream of rows
+ * of @dld bytes: rows * es data bytes, @pad pattern bytes, then a gap up to
+ * @dld. Output vector o covers stream bytes [64 o, 64 o + 64); what it
+ * needs depends only on its phase 64 o mod dld, so there are T = dld /
+ * gcd(64, dld) programs (T = 3 for a C = 3 f32 image: 16 pixels in three
+ * vectors). Each output loads the source rows it touches from its first
+ * column on and merges them with byte permutes: the first two rows with
+ * one vpermt2b, every further row with a masked vpermb, the pattern with
+ * a masked move. For C = 3 f32: 3 loads, 6 permutes, 3 stores per 16
+ * pixels.
+ */
+#define AVX512_FR_MAXROWS	8
+#define AVX512_FR_MAXT		32
+#define AVX512_FR_MAXOPS	128
+
+struct avx512_fr_prog {
+	uint8_t idx[AVX512_FR_MAXOPS][64];
+	uint8_t patv[AVX512_FR_MAXT][64];
+	uint64_t k[AVX512_FR_MAXOPS];
+	uint64_t patk[AVX512_FR_MAXT], storek[AVX512_FR_MAXT];
+	uint16_t r0[AVX512_FR_MAXOPS];
+	int16_t r1[AVX512_FR_MAXOPS];
+	uint16_t first[AVX512_FR_MAXT], nops[AVX512_FR_MAXT], j0[AVX512_FR_MAXT];
+	size_t rows, dld, pad, T, per;
+	unsigned es;
+	int gaps;
+	unsigned char pat[64];
+};
+_Static_assert(sizeof(struct avx512_fr_prog) <= TC_FR_PROG_BYTES,
+	       "few-rows program storage");
+
+static int avx512_has_vbmi(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512vbmi");
+}
+
+/* The ops of output phase @t (stream bytes from 64 t on). */
+static int avx512_fr_phase(struct avx512_fr_prog *p, size_t t, const unsigned char pat[64])
+{
+	size_t x0 = 64 * t, j0 = x0 / p->dld, phi = x0 - j0 * p->dld;
+	size_t data = p->rows * p->es, line = data + p->pad;
+	uint8_t idx[AVX512_FR_MAXROWS][64] = { { 0 } };
+	uint64_t mask[AVX512_FR_MAXROWS] = { 0 };
+	size_t n = 0, o = p->first[t];
+	int r, first = -1;
+
+	p->j0[t] = (uint16_t)j0;
+	for (unsigned q = 0; q < 64; q++) {
+		size_t x = phi + q, rel = x / p->dld, pos = x % p->dld;
+
+		if (pos < data) {
+			size_t b = rel * p->es + pos % p->es;
+
+			if (b >= 64)
+				return -1;
+			r = (int)(pos / p->es);
+			idx[r][q] = (uint8_t)b;
+			mask[r] |= 1ull << q;
+			p->storek[t] |= 1ull << q;
+		} else if (pos < line) {
+			p->patv[t][q] = pat[(pos - data) & 63];
+			p->patk[t] |= 1ull << q;
+			p->storek[t] |= 1ull << q;
+		}
+	}
+	for (r = 0; r < (int)p->rows; r++) {
+		if (!mask[r])
+			continue;
+		if (first >= 0 && p->r1[o] < 0 && n == 1) {
+			/* the second row joins the first: one vpermt2b */
+			for (unsigned q = 0; q < 64; q++)
+				if (mask[r] >> q & 1)
+					p->idx[o][q] = (uint8_t)(64 + idx[r][q]);
+			p->r1[o] = (int16_t)r;
+			p->k[o] |= mask[r];
+			continue;
+		}
+		if (o + n >= AVX512_FR_MAXOPS)
+			return -1;
+		memcpy(p->idx[o + n], idx[r], 64);
+		p->k[o + n] = mask[r];
+		p->r0[o + n] = (uint16_t)r;
+		p->r1[o + n] = -1;
+		if (first < 0)
+			first = r;
+		n++;
+	}
+	p->nops[t] = (uint16_t)n;
+	return 0;
+}
+
+static int avx512_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
+			     size_t pad, const unsigned char pat[64])
+{
+	struct avx512_fr_prog *p = prog;
+	size_t T = dld / tc_gcd(64, dld), t, ops = 0;
+
+	if (rows > AVX512_FR_MAXROWS || !avx512_has_vbmi() || T > AVX512_FR_MAXT ||
+	    T * rows > AVX512_FR_MAXOPS)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	p->rows = rows, p->dld = dld, p->pad = pad, p->es = es, p->T = T;
+	p->per = 64 * T / dld;
+	p->gaps = rows * es + pad < dld;
+	memcpy(p->pat, pat, 64);
+	for (t = 0; t < T; t++) {
+		p->first[t] = (uint16_t)ops;
+		if (avx512_fr_phase(p, t, pat))
+			return -1;
+		ops += p->nops[t];
+	}
+	return 0;
+}
+
+__attribute__((target("avx512vbmi")))
+static void avx512_fr_run(const void *prog, char *dst, const char *src,
+			  size_t sld, size_t cols, int nt)
+{
+	const struct avx512_fr_prog *p = prog;
+	size_t c = 0, T = p->T, load = 64 / p->es;
+
+	nt = nt && !p->gaps && !((uintptr_t)dst & 63);
+	for (; c + p->per <= cols && c + p->j0[T - 1] + load <= cols; c += p->per) {
+		for (size_t t = 0; t < T; t++) {
+			const char *s = src + (c + p->j0[t]) * p->es;
+			size_t o = p->first[t], e = o + p->nops[t];
+			__m512i acc;
+
+			if (p->r1[o] >= 0)
+				acc = _mm512_permutex2var_epi8(LD(s + p->r0[o] * sld),
+							       LD(p->idx[o]),
+							       LD(s + p->r1[o] * sld));
+			else
+				acc = _mm512_permutexvar_epi8(LD(p->idx[o]),
+							      LD(s + p->r0[o] * sld));
+			for (o++; o < e; o++)
+				acc = _mm512_mask_permutexvar_epi8(acc, p->k[o], LD(p->idx[o]),
+								   LD(s + p->r0[o] * sld));
+			if (p->patk[t])
+				acc = _mm512_mask_mov_epi8(acc, p->patk[t], LD(p->patv[t]));
+			if (p->gaps)
+				_mm512_mask_storeu_epi8(dst, p->storek[t], acc);
+			else if (nt)
+				NT4(dst, acc);
+			else
+				ST(dst, acc);
+			dst += 64;
+		}
+	}
+	if (c < cols)
+		tc_fr_tail(dst, p->dld, src + c * p->es, sld, p->rows, cols - c,
+			   p->es, p->pad, p->pat);
+}
+
+/* ---- copies and fills ----------------------------------------------------------- */
 
 static void avx512_copy(char *dst, const char *src, size_t n, int nt)
 {
@@ -126,6 +412,14 @@ static void avx512_runs(char *dst, size_t dld, const char *src, size_t sld,
 	TC_RUNS_VEC(64, LD, ST, NT4)
 	TC_RUNS_VEC(32, LDV2, ST2, NT2)
 	TC_RUNS_VEC(16, LDV1, ST1, NT1)
+	if (run < 64) {		/* one masked load and store per run */
+		__mmask64 m = avx512_m64(run);
+
+		for (size_t i = 0; i < count; i++)
+			_mm512_mask_storeu_epi8(dst + i * dld, m,
+						_mm512_maskz_loadu_epi8(m, src + i * sld));
+		return;
+	}
 	for (size_t i = 0; i < count; i++)
 		avx512_copy(dst + i * dld, src + i * sld, run, nt);
 }
@@ -137,7 +431,7 @@ static void avx512_fill(char *dst, const unsigned char pat[64], size_t n, int nt
 	size_t i = 0;
 
 	if (n < 64) {
-		memcpy(dst, pat, n);
+		_mm512_mask_storeu_epi8(dst, avx512_m64(n), LD(pat));
 		return;
 	}
 	if (nt) {
@@ -169,6 +463,9 @@ static const struct tc_kernels avx512_kernels = {
 	.fill = avx512_fill,
 	.runs = avx512_runs,
 	.transpose = { avx512_tr1, avx512_tr2, avx512_tr4, avx512_tr8 },
+	.fr_prepare = avx512_fr_prepare,
+	.fr_run = avx512_fr_run,
+	.fractal = { avx512_fractal1, avx512_fractal2, NULL, NULL },
 	.sfence = avx512_sfence,
 };
 

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pool.h - the CPU executors' worker threads (internal).
+ *
+ * Workers are created on first use and parked between calls: a short spin
+ * (so back-to-back calls find them running), then a futex. By default each
+ * worker is pinned to one CPU and a call takes workers on CPUs other than
+ * its own: on a VM whose scheduler places a woken thread on the waker's
+ * CPU, an unpinned worker would run after its caller instead of beside it.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#ifndef TILECOPY_CPU_POOL_H
+#define TILECOPY_CPU_POOL_H
+
+#include <stddef.h>
+
+typedef void (*tc_part_fn)(void *part);
+
+/** tc_pool_threads - the thread count a call may use now (>= 1). */
+unsigned tc_pool_threads(void);
+
+/**
+ * tc_pool_run - run @fn on @n parts, @size bytes apart from @parts: part 0
+ * on the calling thread, the others on workers; returns when all are done.
+ * Parts no worker can take (another thread holds the pool, a thread could
+ * not be created) run on the caller, so the call always completes.
+ */
+void tc_pool_run(tc_part_fn fn, void *parts, size_t size, unsigned n);
+
+#endif /* TILECOPY_CPU_POOL_H */
