@@ -4,7 +4,9 @@
  * large outputs), in-register transposes with two 16-byte lanes stacked
  * over rows (32x16 bytes, 16x8 16-bit, 8x4 32-bit, 4x2 64-bit tiles), so
  * every destination row of a tile is one 32-byte store. Narrow blocks fall
- * back to one lane. Shape analysis is in pattern.c.
+ * back to one lane; edges are typed element loops. Few rows of 32/64-bit
+ * elements (a C = 3 f32 image) run a vpermd program. Shape analysis is in
+ * pattern.c.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -59,6 +61,76 @@ AVX2_TR(1, 16)
 AVX2_TR(2, 8)
 AVX2_TR(4, 4)
 AVX2_TR(8, 2)
+
+/*
+ * Few rows of 32- and 64-bit elements (struct tc_fr_plan): vpermd of each
+ * source row an output touches, merged by byte blends. The plan's 64-byte
+ * index slot of an op holds 8 dword indices then the 8-dword blend mask;
+ * a pattern slot the pattern then its blend mask.
+ */
+static void avx2_fr_masks(uint8_t slot[64], const uint8_t *units, uint64_t bits,
+			  int idx)
+{
+	int32_t v[16];
+
+	for (int u = 0; u < 8; u++) {
+		int32_t w;
+
+		memcpy(&w, units + 4 * u, 4);
+		v[u] = idx ? units[u] : w;
+		v[8 + u] = (bits >> u & 1) ? -1 : 0;
+	}
+	memcpy(slot, v, 64);
+}
+
+static int avx2_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
+			   size_t pad, const unsigned char pat[64])
+{
+	struct tc_fr_plan *p = prog;
+	size_t t, o;
+
+	if (es < 4 || tc_fr_build(p, 32, 4, 0, rows, es, dld, pad, pat) || p->gaps)
+		return -1;
+	for (t = 0; t < p->T; t++) {
+		for (o = p->first[t]; o < (size_t)p->first[t] + p->nops[t]; o++)
+			avx2_fr_masks(p->idx[o], p->idx[o], p->k[o], 1);
+		avx2_fr_masks(p->patv[t], p->patv[t], p->patk[t], 0);
+	}
+	return 0;
+}
+
+static void avx2_fr_run(const void *prog, char *dst, const char *src,
+			size_t sld, size_t cols, int nt)
+{
+	const struct tc_fr_plan *p = prog;
+	size_t c = 0, T = p->T, load = 32 / p->es;
+
+	nt = nt && !((uintptr_t)dst & 31);
+	for (; c + p->per <= cols && c + p->j0[T - 1] + load <= cols; c += p->per) {
+		for (size_t t = 0; t < T; t++) {
+			const char *s = src + (c + p->j0[t]) * p->es;
+			size_t o = p->first[t], e = o + p->nops[t];
+			__m256i acc = _mm256_permutevar8x32_epi32(LD(s + p->r0[o] * sld),
+								  LD(p->idx[o]));
+
+			for (o++; o < e; o++)
+				acc = _mm256_blendv_epi8(acc,
+					_mm256_permutevar8x32_epi32(LD(s + p->r0[o] * sld),
+								    LD(p->idx[o])),
+					LD(p->idx[o] + 32));
+			if (p->patk[t])
+				acc = _mm256_blendv_epi8(acc, LD(p->patv[t]), LD(p->patv[t] + 32));
+			if (nt)
+				_mm256_stream_si256((__m256i *)dst, acc);
+			else
+				ST(dst, acc);
+			dst += 32;
+		}
+	}
+	if (c < cols)
+		tc_fr_tail(dst, p->dld, src + c * p->es, sld, p->rows, cols - c,
+			   p->es, p->pad, p->pat);
+}
 
 static void avx2_copy(char *dst, const char *src, size_t n, int nt)
 {
@@ -146,6 +218,8 @@ static const struct tc_kernels avx2_kernels = {
 	.fill = avx2_fill,
 	.runs = avx2_runs,
 	.transpose = { avx2_tr1, avx2_tr2, avx2_tr4, avx2_tr8 },
+	.fr_prepare = avx2_fr_prepare,
+	.fr_run = avx2_fr_run,
 	.sfence = avx2_sfence,
 };
 

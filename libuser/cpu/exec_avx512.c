@@ -214,126 +214,30 @@ AVX512_FRACTAL(avx512_fractal2, 16, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16
 /* ---- few rows: a permute program (VBMI) ------------------------------------- */
 
 /*
- * The destination of a transpose with rows * es < 64 is a stream of rows
- * of @dld bytes: rows * es data bytes, @pad pattern bytes, then a gap up to
- * @dld. Output vector o covers stream bytes [64 o, 64 o + 64); what it
- * needs depends only on its phase 64 o mod dld, so there are T = dld /
- * gcd(64, dld) programs (T = 3 for a C = 3 f32 image: 16 pixels in three
- * vectors). Each output loads the source rows it touches from its first
- * column on and merges them with byte permutes: the first two rows with
- * one vpermt2b, every further row with a masked vpermb, the pattern with
- * a masked move. For C = 3 f32: 3 loads, 6 permutes, 3 stores per 16
- * pixels.
+ * Byte permutes over 64-byte vectors (struct tc_fr_plan): the first two
+ * rows of an output with one vpermt2b, every further row with a masked
+ * vpermb, the pattern with a masked move. For C = 3 f32: 3 loads,
+ * 6 permutes, 3 stores per 16 pixels.
  */
-#define AVX512_FR_MAXROWS	8
-#define AVX512_FR_MAXT		32
-#define AVX512_FR_MAXOPS	128
-
-struct avx512_fr_prog {
-	uint8_t idx[AVX512_FR_MAXOPS][64];
-	uint8_t patv[AVX512_FR_MAXT][64];
-	uint64_t k[AVX512_FR_MAXOPS];
-	uint64_t patk[AVX512_FR_MAXT], storek[AVX512_FR_MAXT];
-	uint16_t r0[AVX512_FR_MAXOPS];
-	int16_t r1[AVX512_FR_MAXOPS];
-	uint16_t first[AVX512_FR_MAXT], nops[AVX512_FR_MAXT], j0[AVX512_FR_MAXT];
-	size_t rows, dld, pad, T, per;
-	unsigned es;
-	int gaps;
-	unsigned char pat[64];
-};
-_Static_assert(sizeof(struct avx512_fr_prog) <= TC_FR_PROG_BYTES,
-	       "few-rows program storage");
-
 static int avx512_has_vbmi(void)
 {
 	__builtin_cpu_init();
 	return __builtin_cpu_supports("avx512vbmi");
 }
 
-/* The ops of output phase @t (stream bytes from 64 t on). */
-static int avx512_fr_phase(struct avx512_fr_prog *p, size_t t, const unsigned char pat[64])
-{
-	size_t x0 = 64 * t, j0 = x0 / p->dld, phi = x0 - j0 * p->dld;
-	size_t data = p->rows * p->es, line = data + p->pad;
-	uint8_t idx[AVX512_FR_MAXROWS][64] = { { 0 } };
-	uint64_t mask[AVX512_FR_MAXROWS] = { 0 };
-	size_t n = 0, o = p->first[t];
-	int r, first = -1;
-
-	p->j0[t] = (uint16_t)j0;
-	for (unsigned q = 0; q < 64; q++) {
-		size_t x = phi + q, rel = x / p->dld, pos = x % p->dld;
-
-		if (pos < data) {
-			size_t b = rel * p->es + pos % p->es;
-
-			if (b >= 64)
-				return -1;
-			r = (int)(pos / p->es);
-			idx[r][q] = (uint8_t)b;
-			mask[r] |= 1ull << q;
-			p->storek[t] |= 1ull << q;
-		} else if (pos < line) {
-			p->patv[t][q] = pat[(pos - data) & 63];
-			p->patk[t] |= 1ull << q;
-			p->storek[t] |= 1ull << q;
-		}
-	}
-	for (r = 0; r < (int)p->rows; r++) {
-		if (!mask[r])
-			continue;
-		if (first >= 0 && p->r1[o] < 0 && n == 1) {
-			/* the second row joins the first: one vpermt2b */
-			for (unsigned q = 0; q < 64; q++)
-				if (mask[r] >> q & 1)
-					p->idx[o][q] = (uint8_t)(64 + idx[r][q]);
-			p->r1[o] = (int16_t)r;
-			p->k[o] |= mask[r];
-			continue;
-		}
-		if (o + n >= AVX512_FR_MAXOPS)
-			return -1;
-		memcpy(p->idx[o + n], idx[r], 64);
-		p->k[o + n] = mask[r];
-		p->r0[o + n] = (uint16_t)r;
-		p->r1[o + n] = -1;
-		if (first < 0)
-			first = r;
-		n++;
-	}
-	p->nops[t] = (uint16_t)n;
-	return 0;
-}
-
 static int avx512_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 			     size_t pad, const unsigned char pat[64])
 {
-	struct avx512_fr_prog *p = prog;
-	size_t T = dld / tc_gcd(64, dld), t, ops = 0;
-
-	if (rows > AVX512_FR_MAXROWS || !avx512_has_vbmi() || T > AVX512_FR_MAXT ||
-	    T * rows > AVX512_FR_MAXOPS)
+	if (!avx512_has_vbmi())
 		return -1;
-	memset(p, 0, sizeof(*p));
-	p->rows = rows, p->dld = dld, p->pad = pad, p->es = es, p->T = T;
-	p->per = 64 * T / dld;
-	p->gaps = rows * es + pad < dld;
-	memcpy(p->pat, pat, 64);
-	for (t = 0; t < T; t++) {
-		p->first[t] = (uint16_t)ops;
-		if (avx512_fr_phase(p, t, pat))
-			return -1;
-		ops += p->nops[t];
-	}
-	return 0;
+	return tc_fr_build(prog, 64, 1, 1, rows, es, dld, pad, pat);
 }
 
 __attribute__((target("avx512vbmi")))
 static void avx512_fr_run(const void *prog, char *dst, const char *src,
 			  size_t sld, size_t cols, int nt)
 {
-	const struct avx512_fr_prog *p = prog;
+	const struct tc_fr_plan *p = prog;
 	size_t c = 0, T = p->T, load = 64 / p->es;
 
 	nt = nt && !p->gaps && !((uintptr_t)dst & 63);

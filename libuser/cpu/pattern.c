@@ -151,6 +151,86 @@ void tc_fr_tail(char *dst, size_t dld, const char *src, size_t sld,
 	}
 }
 
+/* ---- few-rows programs ------------------------------------------------------ */
+
+_Static_assert(sizeof(struct tc_fr_plan) <= TC_FR_PROG_BYTES,
+	       "few-rows program storage");
+
+/* The ops of output phase @t (stream bytes from vb t on). */
+static int tc_fr_phase(struct tc_fr_plan *p, size_t t, unsigned vb, unsigned unit,
+		       int pair, const unsigned char pat[64])
+{
+	size_t x0 = vb * t, j0 = x0 / p->dld, phi = x0 - j0 * p->dld;
+	size_t data = p->rows * p->es, line = data + p->pad, o = p->first[t], n = 0;
+	uint8_t idx[TC_FR_MAXROWS][64] = { { 0 } };
+	uint64_t mask[TC_FR_MAXROWS] = { 0 };
+	unsigned nu = vb / unit;
+
+	p->j0[t] = (uint16_t)j0;
+	for (unsigned u = 0; u < nu; u++) {
+		size_t x = phi + u * unit, rel = x / p->dld, pos = x % p->dld;
+
+		if (pos < data) {
+			size_t b = rel * p->es + pos % p->es;
+
+			if (b + unit > vb || b % unit)
+				return -1;
+			idx[pos / p->es][u] = (uint8_t)(b / unit);
+			mask[pos / p->es] |= 1ull << u;
+			p->storek[t] |= 1ull << u;
+		} else if (pos < line) {
+			memcpy(&p->patv[t][u * unit], &pat[(pos - data) & 63], unit);
+			p->patk[t] |= 1ull << u;
+			p->storek[t] |= 1ull << u;
+		}
+	}
+	for (int r = 0; r < (int)p->rows; r++) {
+		if (!mask[r])
+			continue;
+		if (pair && n == 1 && p->r1[o] < 0) {
+			/* the second row joins the first: one two-source permute */
+			for (unsigned u = 0; u < nu; u++)
+				if (mask[r] >> u & 1)
+					p->idx[o][u] = (uint8_t)(nu + idx[r][u]);
+			p->r1[o] = (int16_t)r;
+			p->k[o] |= mask[r];
+			continue;
+		}
+		if (o + n >= TC_FR_MAXOPS)
+			return -1;
+		memcpy(p->idx[o + n], idx[r], 64);
+		p->k[o + n] = mask[r];
+		p->r0[o + n] = (int16_t)r;
+		p->r1[o + n] = -1;
+		n++;
+	}
+	p->nops[t] = (uint16_t)n;
+	return 0;
+}
+
+int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
+		size_t rows, unsigned es, size_t dld, size_t pad,
+		const unsigned char pat[64])
+{
+	size_t T = dld / tc_gcd(vb, dld), t, ops = 0;
+
+	if (rows > TC_FR_MAXROWS || T > TC_FR_MAXT || T * rows > TC_FR_MAXOPS ||
+	    es % unit || dld % unit || pad % unit)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	p->rows = rows, p->dld = dld, p->pad = pad, p->es = es, p->T = T;
+	p->per = vb * T / dld;
+	p->gaps = rows * es + pad < dld;
+	memcpy(p->pat, pat, 64);
+	for (t = 0; t < T; t++) {
+		p->first[t] = (uint16_t)ops;
+		if (tc_fr_phase(p, t, vb, unit, pair, pat))
+			return -1;
+		ops += p->nops[t];
+	}
+	return 0;
+}
+
 /* ---- shapes --------------------------------------------------------------- */
 
 /* Drop unit dims, merge dims whose strides chain on both sides. */

@@ -21,6 +21,49 @@
 /* Storage for a prepared few-rows program (struct tc_kernels.fr_prepare). */
 #define TC_FR_PROG_BYTES	16384
 
+/*
+ * struct tc_fr_plan - a few-rows transpose as permutes (tc_fr_build).
+ *
+ * The destination of a transpose with rows * es < 64 is a stream of rows
+ * of @dld bytes: rows * es data bytes, @pad pattern bytes, then a gap up to
+ * @dld. Output vector o (@vb bytes) covers stream bytes [vb o, vb o + vb);
+ * what it needs depends only on its phase vb o mod dld, so there are
+ * @T = dld / gcd(vb, dld) programs, @per columns apart (T = 3 for a C = 3
+ * f32 image and 64-byte vectors: 16 pixels in three vectors). Output t of
+ * a period loads @vb bytes of each source row it touches from column
+ * @j0[t] on, and permutes in units of @unit bytes: op @first[t] (with row
+ * @r1 too, if >= 0: a two-source permute whose second-row indices are
+ * offset by vb / unit), then each further op as a masked permute of one
+ * row (@k: the units it supplies), then @patv where @patk, stored where
+ * @storek (all units unless there are gaps). Masks are bit per unit.
+ */
+#define TC_FR_MAXROWS	8
+#define TC_FR_MAXT	32
+#define TC_FR_MAXOPS	128
+
+struct tc_fr_plan {
+	uint8_t idx[TC_FR_MAXOPS][64];
+	uint8_t patv[TC_FR_MAXT][64];
+	uint64_t k[TC_FR_MAXOPS];
+	uint64_t patk[TC_FR_MAXT], storek[TC_FR_MAXT];
+	int16_t r0[TC_FR_MAXOPS], r1[TC_FR_MAXOPS];
+	uint16_t first[TC_FR_MAXT], nops[TC_FR_MAXT], j0[TC_FR_MAXT];
+	size_t rows, dld, pad, T, per;
+	unsigned es;
+	int gaps;
+	unsigned char pat[64];
+};
+
+/**
+ * tc_fr_build - the program of a few-rows transpose for vectors of @vb
+ * bytes and permutes of @unit-byte units (@pair: the first op may take two
+ * rows). @return 0, or -1 if the shape needs more than TC_FR_MAXROWS rows,
+ * TC_FR_MAXT phases or TC_FR_MAXOPS ops, or a unit straddles elements.
+ */
+int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
+		size_t rows, unsigned es, size_t dld, size_t pad,
+		const unsigned char pat[64]);
+
 /**
  * struct tc_kernels - what one instruction set provides.
  * @copy: @bytes contiguous bytes; @nt allows non-temporal stores (the
