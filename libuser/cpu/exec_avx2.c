@@ -87,49 +87,71 @@ static int avx2_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 			   size_t pad, const unsigned char pat[64])
 {
 	struct tc_fr_plan *p = prog;
-	size_t t, o;
 
 	if (es < 4 || tc_fr_build(p, 32, 4, 0, rows, es, dld, pad, pat) || p->gaps)
 		return -1;
-	for (t = 0; t < p->T; t++) {
-		for (o = p->first[t]; o < (size_t)p->first[t] + p->nops[t]; o++)
-			avx2_fr_masks(p->idx[o], p->idx[o], p->k[o], 1);
+	for (size_t t = 0; t < p->T; t++) {
+		for (size_t r = 0; r < rows; r++)
+			avx2_fr_masks(p->idx[t][r], p->idx[t][r], p->k[t][r], 1);
 		avx2_fr_masks(p->patv[t], p->patv[t], p->patk[t], 0);
 	}
 	return 0;
 }
 
+/* One instance per row count: the row vectors stay in registers. */
+#define AVX2_FR_RUN(R)							\
+static void avx2_fr_run##R(const struct tc_fr_plan *p, char *dst,	\
+			   const char *src, size_t sld, size_t cols, int nt) \
+{									\
+	size_t c = 0, S = p->per, T = p->T, t;				\
+	__m256i v[R];							\
+									\
+	nt = nt && !((uintptr_t)dst & 31);				\
+	for (; c + S <= cols; c += S) {					\
+		_Pragma("GCC unroll 8")					\
+		for (int r = 0; r < (R); r++)				\
+			v[r] = LD(src + r * sld + c * p->es);		\
+		for (t = 0; t < T; t++, dst += 32) {			\
+			__m256i acc = _mm256_permutevar8x32_epi32(v[0], LD(p->idx[t][0])); \
+									\
+			_Pragma("GCC unroll 8")				\
+			for (int r = 1; r < (R); r++)			\
+				acc = _mm256_blendv_epi8(acc,		\
+					_mm256_permutevar8x32_epi32(v[r], LD(p->idx[t][r])), \
+					LD(p->idx[t][r] + 32));		\
+			if (p->patk[t])					\
+				acc = _mm256_blendv_epi8(acc, LD(p->patv[t]),	\
+							 LD(p->patv[t] + 32));	\
+			if (nt)						\
+				_mm256_stream_si256((__m256i *)dst, acc); \
+			else						\
+				ST(dst, acc);				\
+		}							\
+	}								\
+	if (c < cols)							\
+		tc_fr_tail(dst, p->dld, src + c * p->es, sld, p->rows, cols - c, \
+			   p->es, p->pad, p->pat);			\
+}
+AVX2_FR_RUN(1)
+AVX2_FR_RUN(2)
+AVX2_FR_RUN(3)
+AVX2_FR_RUN(4)
+AVX2_FR_RUN(5)
+AVX2_FR_RUN(6)
+AVX2_FR_RUN(7)
+AVX2_FR_RUN(8)
+
 static void avx2_fr_run(const void *prog, char *dst, const char *src,
 			size_t sld, size_t cols, int nt)
 {
+	static void (*const run[TC_FR_MAXROWS])(const struct tc_fr_plan *, char *,
+						  const char *, size_t, size_t, int) = {
+		avx2_fr_run1, avx2_fr_run2, avx2_fr_run3, avx2_fr_run4,
+		avx2_fr_run5, avx2_fr_run6, avx2_fr_run7, avx2_fr_run8,
+	};
 	const struct tc_fr_plan *p = prog;
-	size_t c = 0, T = p->T, load = 32 / p->es;
 
-	nt = nt && !((uintptr_t)dst & 31);
-	for (; c + p->per <= cols && c + p->j0[T - 1] + load <= cols; c += p->per) {
-		for (size_t t = 0; t < T; t++) {
-			const char *s = src + (c + p->j0[t]) * p->es;
-			size_t o = p->first[t], e = o + p->nops[t];
-			__m256i acc = _mm256_permutevar8x32_epi32(LD(s + p->r0[o] * sld),
-								  LD(p->idx[o]));
-
-			for (o++; o < e; o++)
-				acc = _mm256_blendv_epi8(acc,
-					_mm256_permutevar8x32_epi32(LD(s + p->r0[o] * sld),
-								    LD(p->idx[o])),
-					LD(p->idx[o] + 32));
-			if (p->patk[t])
-				acc = _mm256_blendv_epi8(acc, LD(p->patv[t]), LD(p->patv[t] + 32));
-			if (nt)
-				_mm256_stream_si256((__m256i *)dst, acc);
-			else
-				ST(dst, acc);
-			dst += 32;
-		}
-	}
-	if (c < cols)
-		tc_fr_tail(dst, p->dld, src + c * p->es, sld, p->rows, cols - c,
-			   p->es, p->pad, p->pat);
+	run[p->rows - 1](p, dst, src, sld, cols, nt);
 }
 
 static void avx2_copy(char *dst, const char *src, size_t n, int nt)

@@ -233,44 +233,137 @@ static int avx512_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 	return tc_fr_build(prog, 64, 1, 1, rows, es, dld, pad, pat);
 }
 
-__attribute__((target("avx512vbmi")))
+/*
+ * One instance per row count R, so the R row vectors stay in registers
+ * and an output is straight-line code: R - 1 permutes (rows 0 and 1 share
+ * a vpermt2b), a masked move for the pattern, a store.
+ */
+#define AVX512_FR_OUT(R)						\
+	({								\
+		__m512i a_ = (R) > 1 ?					\
+			_mm512_permutex2var_epi8(v[0], LD(p->idx[t][0]), v[(R) > 1]) : \
+			_mm512_permutexvar_epi8(LD(p->idx[t][0]), v[0]); \
+		_Pragma("GCC unroll 8")					\
+		for (int r_ = 2; r_ < (R); r_++)			\
+			a_ = _mm512_mask_permutexvar_epi8(a_, p->k[t][r_], \
+							  LD(p->idx[t][r_]), v[r_]); \
+		if (p->patk[t])						\
+			a_ = _mm512_mask_mov_epi8(a_, p->patk[t], LD(p->patv[t])); \
+		a_;							\
+	})
+
+#define AVX512_FR_RUN(R)						\
+__attribute__((target("avx512vbmi")))					\
+static void avx512_fr_run##R(const struct tc_fr_plan *p, char *dst,	\
+			     const char *src, size_t sld, size_t cols, int nt) \
+{									\
+	size_t c = 0, S = p->per, T = p->T, t;				\
+	__m512i v[R];							\
+									\
+	nt = nt && !p->gaps && !((uintptr_t)dst & 63);			\
+	for (; c + S <= cols; c += S) {					\
+		_Pragma("GCC unroll 8")					\
+		for (int r = 0; r < (R); r++)				\
+			v[r] = LD(src + r * sld + c * p->es);		\
+		for (t = 0; t < T; t++, dst += 64) {			\
+			__m512i acc = AVX512_FR_OUT(R);			\
+									\
+			if (p->gaps)					\
+				_mm512_mask_storeu_epi8(dst, p->storek[t], acc); \
+			else if (nt)					\
+				NT4(dst, acc);				\
+			else						\
+				ST(dst, acc);				\
+		}							\
+	}								\
+	if (c < cols) {		/* the last span, masked at both ends */ \
+		__mmask64 lm = avx512_m64((cols - c) * p->es);		\
+		size_t left = (cols - c) * p->dld;			\
+									\
+		for (int r = 0; r < (R); r++)				\
+			v[r] = _mm512_maskz_loadu_epi8(lm, src + r * sld + c * p->es); \
+		for (t = 0; t * 64 < left; t++, dst += 64)		\
+			_mm512_mask_storeu_epi8(dst, p->storek[t] &	\
+						avx512_m64(left - t * 64), \
+						AVX512_FR_OUT(R));	\
+	}								\
+}
+AVX512_FR_RUN(1)
+AVX512_FR_RUN(2)
+AVX512_FR_RUN(3)
+AVX512_FR_RUN(4)
+AVX512_FR_RUN(5)
+AVX512_FR_RUN(6)
+AVX512_FR_RUN(7)
+AVX512_FR_RUN(8)
+
+/*
+ * Dense rows (no pad, no gap: T == R), R <= 4: all R x R tables and masks
+ * in registers for the whole run (C = 3 f32: 3 loads, 3 vpermt2b,
+ * 3 masked vpermb, 3 stores per 16 pixels and nothing else).
+ */
+#define AVX512_FR_DENSE(R)						\
+__attribute__((target("avx512vbmi")))					\
+static void avx512_fr_dense##R(const struct tc_fr_plan *p, char *dst,	\
+			       const char *src, size_t sld, size_t cols, int nt) \
+{									\
+	__m512i ix[R][R], v[R], o[R];					\
+	__mmask64 k[R][R];						\
+	size_t c = 0, S = p->per;					\
+									\
+	for (int t = 0; t < (R); t++)					\
+		for (int r = 0; r < (R); r++) {				\
+			ix[t][r] = LD(p->idx[t][r]);			\
+			k[t][r] = p->k[t][r];				\
+		}							\
+	nt = nt && !((uintptr_t)dst & 63);				\
+	for (; c + S <= cols; c += S, dst += 64 * (R)) {		\
+		_Pragma("GCC unroll 4")					\
+		for (int r = 0; r < (R); r++)				\
+			v[r] = LD(src + r * sld + c * p->es);		\
+		_Pragma("GCC unroll 4")					\
+		for (int t = 0; t < (R); t++) {				\
+			o[t] = _mm512_permutex2var_epi8(v[0], ix[t][0], v[1]); \
+			_Pragma("GCC unroll 4")				\
+			for (int r = 2; r < (R); r++)			\
+				o[t] = _mm512_mask_permutexvar_epi8(o[t], k[t][r], \
+								    ix[t][r], v[r]); \
+		}							\
+		if (nt) {						\
+			_Pragma("GCC unroll 4")				\
+			for (int t = 0; t < (R); t++)			\
+				NT4(dst + 64 * t, o[t]);		\
+		} else {						\
+			_Pragma("GCC unroll 4")				\
+			for (int t = 0; t < (R); t++)			\
+				ST(dst + 64 * t, o[t]);			\
+		}							\
+	}								\
+	if (c < cols)							\
+		avx512_fr_run##R(p, dst, src + c * p->es, sld, cols - c, 0); \
+}
+AVX512_FR_DENSE(2)
+AVX512_FR_DENSE(3)
+AVX512_FR_DENSE(4)
+
 static void avx512_fr_run(const void *prog, char *dst, const char *src,
 			  size_t sld, size_t cols, int nt)
 {
+	static void (*const dense[5])(const struct tc_fr_plan *, char *,
+				      const char *, size_t, size_t, int) = {
+		NULL, NULL, avx512_fr_dense2, avx512_fr_dense3, avx512_fr_dense4,
+	};
+	static void (*const run[TC_FR_MAXROWS])(const struct tc_fr_plan *, char *,
+						  const char *, size_t, size_t, int) = {
+		avx512_fr_run1, avx512_fr_run2, avx512_fr_run3, avx512_fr_run4,
+		avx512_fr_run5, avx512_fr_run6, avx512_fr_run7, avx512_fr_run8,
+	};
 	const struct tc_fr_plan *p = prog;
-	size_t c = 0, T = p->T, load = 64 / p->es;
 
-	nt = nt && !p->gaps && !((uintptr_t)dst & 63);
-	for (; c + p->per <= cols && c + p->j0[T - 1] + load <= cols; c += p->per) {
-		for (size_t t = 0; t < T; t++) {
-			const char *s = src + (c + p->j0[t]) * p->es;
-			size_t o = p->first[t], e = o + p->nops[t];
-			__m512i acc;
-
-			if (p->r1[o] >= 0)
-				acc = _mm512_permutex2var_epi8(LD(s + p->r0[o] * sld),
-							       LD(p->idx[o]),
-							       LD(s + p->r1[o] * sld));
-			else
-				acc = _mm512_permutexvar_epi8(LD(p->idx[o]),
-							      LD(s + p->r0[o] * sld));
-			for (o++; o < e; o++)
-				acc = _mm512_mask_permutexvar_epi8(acc, p->k[o], LD(p->idx[o]),
-								   LD(s + p->r0[o] * sld));
-			if (p->patk[t])
-				acc = _mm512_mask_mov_epi8(acc, p->patk[t], LD(p->patv[t]));
-			if (p->gaps)
-				_mm512_mask_storeu_epi8(dst, p->storek[t], acc);
-			else if (nt)
-				NT4(dst, acc);
-			else
-				ST(dst, acc);
-			dst += 64;
-		}
-	}
-	if (c < cols)
-		tc_fr_tail(dst, p->dld, src + c * p->es, sld, p->rows, cols - c,
-			   p->es, p->pad, p->pat);
+	if (p->T == p->rows && p->rows >= 2 && p->rows <= 4 && !p->gaps)
+		dense[p->rows](p, dst, src, sld, cols, nt);
+	else
+		run[p->rows - 1](p, dst, src, sld, cols, nt);
 }
 
 /* ---- copies and fills ----------------------------------------------------------- */

@@ -26,28 +26,25 @@
  *
  * The destination of a transpose with rows * es < 64 is a stream of rows
  * of @dld bytes: rows * es data bytes, @pad pattern bytes, then a gap up to
- * @dld. Output vector o (@vb bytes) covers stream bytes [vb o, vb o + vb);
- * what it needs depends only on its phase vb o mod dld, so there are
- * @T = dld / gcd(vb, dld) programs, @per columns apart (T = 3 for a C = 3
- * f32 image and 64-byte vectors: 16 pixels in three vectors). Output t of
- * a period loads @vb bytes of each source row it touches from column
- * @j0[t] on, and permutes in units of @unit bytes: op @first[t] (with row
- * @r1 too, if >= 0: a two-source permute whose second-row indices are
- * offset by vb / unit), then each further op as a masked permute of one
- * row (@k: the units it supplies), then @patv where @patk, stored where
- * @storek (all units unless there are gaps). Masks are bit per unit.
+ * @dld. A span of @per = vb / es columns is one vector of each source row,
+ * loaded once, and @T = dld / es output vectors of @vb bytes, each made
+ * from those registers (T = 3 for a C = 3 f32 image and 64-byte vectors:
+ * 16 pixels, three loads, three stores). Output t permutes row 0 by
+ * @idx[t][0] (with @pair, rows 0 and 1 together: row 1's indices offset by
+ * vb / unit), then merges each further row r by @idx[t][r] where @k[t][r],
+ * then @patv[t] where @patk[t], and is stored where @storek[t] (every unit
+ * unless there are gaps). Indices and masks are in units of @unit bytes
+ * (1: VBMI byte permutes, 4: vpermd), one mask bit per unit. An ISA may
+ * rewrite the 64-byte slots into its own form.
  */
 #define TC_FR_MAXROWS	8
-#define TC_FR_MAXT	32
-#define TC_FR_MAXOPS	128
+#define TC_FR_MAXT	16
 
 struct tc_fr_plan {
-	uint8_t idx[TC_FR_MAXOPS][64];
+	uint8_t idx[TC_FR_MAXT][TC_FR_MAXROWS][64];
 	uint8_t patv[TC_FR_MAXT][64];
-	uint64_t k[TC_FR_MAXOPS];
+	uint64_t k[TC_FR_MAXT][TC_FR_MAXROWS];
 	uint64_t patk[TC_FR_MAXT], storek[TC_FR_MAXT];
-	int16_t r0[TC_FR_MAXOPS], r1[TC_FR_MAXOPS];
-	uint16_t first[TC_FR_MAXT], nops[TC_FR_MAXT], j0[TC_FR_MAXT];
 	size_t rows, dld, pad, T, per;
 	unsigned es;
 	int gaps;
@@ -56,9 +53,9 @@ struct tc_fr_plan {
 
 /**
  * tc_fr_build - the program of a few-rows transpose for vectors of @vb
- * bytes and permutes of @unit-byte units (@pair: the first op may take two
- * rows). @return 0, or -1 if the shape needs more than TC_FR_MAXROWS rows,
- * TC_FR_MAXT phases or TC_FR_MAXOPS ops, or a unit straddles elements.
+ * bytes and permutes of @unit-byte units (@pair: rows 0 and 1 in one
+ * two-source permute). @return 0, or -1 if the shape needs more than
+ * TC_FR_MAXROWS rows or TC_FR_MAXT outputs, or a unit straddles elements.
  */
 int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
 		size_t rows, unsigned es, size_t dld, size_t pad,

@@ -448,9 +448,8 @@ START_TEST(test_fractal)
 END_TEST
 
 /*
- * Source rows 4 KB x k apart (8192^2 u8, 4096^2 f32) share one L1 set and
- * go through the L1 staging buffer: rows and columns that are and are not
- * multiples of the staged 64 x 64-byte chunk.
+ * Source rows 4 KB x k apart (8192^2 u8, 4096^2 f32: every row on one L1
+ * set): rows and columns that are and are not multiples of the tiles.
  */
 START_TEST(test_staged)
 {
