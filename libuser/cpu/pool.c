@@ -8,6 +8,9 @@
  * TC_SPIN_NS, so that calls in a row find it awake on its own CPU, then
  * sleeps on a futex. Handing a part over is a store and, only when the
  * worker sleeps, a FUTEX_WAKE; the caller waits for the result the same way.
+ * Whoever starts a part first owns it (one compare-and-swap): a caller done
+ * with its own part takes back the parts whose worker has not woken yet,
+ * so a slow wake-up never makes a call slower than running it alone.
  *
  * Placement: on these VMs the scheduler puts a newly woken thread on the
  * CPU of the thread that woke it (sched_vcpu_pack), so an unpinned worker
@@ -51,7 +54,8 @@
 
 struct tc_worker {
 	_Atomic uint32_t post;		/* bumped by the caller: a new part */
-	_Atomic uint32_t done;		/* == post once the part is finished */
+	_Atomic uint32_t done;		/* == post once the part is settled */
+	_Atomic uint32_t claim;		/* 2 post: open; 2 post + 1: taken */
 	_Atomic int sleeping;		/* the worker waits in futex(post) */
 	_Atomic int waiter;		/* the caller waits in futex(done) */
 	_Atomic int quit;
@@ -158,10 +162,15 @@ static void *tc_worker_main(void *arg)
 	uint32_t seen = 0;
 
 	for (;;) {
+		uint32_t open;
+
 		seen = tc_wait_change(&w->post, seen, &w->sleeping);
 		if (atomic_load(&w->quit))
 			return NULL;
-		w->fn(w->arg);
+		open = 2 * seen;
+		/* the caller may have taken it back: then it is not ours to touch */
+		if (atomic_compare_exchange_strong(&w->claim, &open, 2 * seen + 1))
+			w->fn(w->arg);
 		atomic_store(&w->done, seen);
 		if (atomic_load(&w->waiter))
 			tc_futex_wake(&w->done);
@@ -211,21 +220,41 @@ static struct tc_worker *tc_worker_new(int cpu)
 	return w;
 }
 
+/*
+ * Every earlier part of @w is settled (taken back, or done), so no worker
+ * can still claim it: @fn and @arg are free to reuse.
+ */
 static void tc_worker_post(struct tc_worker *w, tc_part_fn fn, void *arg)
 {
+	uint32_t seq = atomic_load_explicit(&w->post, memory_order_relaxed) + 1;
+
 	w->fn = fn;
 	w->arg = arg;
-	atomic_store(&w->post, atomic_load_explicit(&w->post, memory_order_relaxed) + 1);
+	atomic_store(&w->claim, 2 * seq);
+	atomic_store(&w->post, seq);
 	if (atomic_load(&w->sleeping))
 		tc_futex_wake(&w->post);
 }
 
+/* Take the part back if its worker has not started it; non-zero if so. */
+static int tc_worker_steal(struct tc_worker *w)
+{
+	uint32_t seq = atomic_load_explicit(&w->post, memory_order_relaxed);
+	uint32_t open = 2 * seq;
+
+	return atomic_compare_exchange_strong(&w->claim, &open, 2 * seq + 1);
+}
+
+/*
+ * Wait until the worker settled its latest part. (done may lag further
+ * behind: a worker that slept through a part taken back settles it late.)
+ */
 static void tc_worker_wait(struct tc_worker *w)
 {
-	uint32_t want = atomic_load_explicit(&w->post, memory_order_relaxed);
+	uint32_t want = atomic_load_explicit(&w->post, memory_order_relaxed), d;
 
-	if (atomic_load_explicit(&w->done, memory_order_acquire) != want)
-		tc_wait_change(&w->done, want - 1, &w->waiter);
+	while ((d = atomic_load_explicit(&w->done, memory_order_acquire)) != want)
+		tc_wait_change(&w->done, d, &w->waiter);
 }
 
 /* ---- settings ------------------------------------------------------------ */
@@ -420,10 +449,14 @@ void tc_pool_run(tc_part_fn fn, void *parts, size_t size, unsigned n)
 			tc_worker_post(w[i], fn, p + (i + 1) * size);
 	}
 	fn(p);
-	for (i = got + 1; i < n; i++)	/* parts no worker took */
+	for (i = got + 1; i < n; i++)	/* parts no worker was found for */
 		fn(p + i * size);
-	for (i = 0; i < got; i++)
-		tc_worker_wait(w[i]);
+	for (i = got; i-- > 0;) {
+		if (tc_worker_steal(w[i]))
+			fn(p + (i + 1) * size);	/* its worker is still asleep */
+		else
+			tc_worker_wait(w[i]);
+	}
 	if (locked)
 		pthread_mutex_unlock(&tc_pool.lock);
 }
@@ -433,7 +466,7 @@ static void tc_worker_stop(struct tc_worker *w)
 	if (!w)
 		return;
 	atomic_store(&w->quit, 1);
-	tc_worker_post(w, NULL, NULL);
+	tc_worker_post(w, NULL, NULL);	/* wakes it; quit is seen first */
 	pthread_join(w->tid, NULL);
 	free(w);
 }

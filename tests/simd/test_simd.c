@@ -645,6 +645,47 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/*
+ * The pool under irregular calls: pauses of 0..300 us between jobs leave
+ * workers spinning, asleep, or waking while their caller takes their part
+ * back; every result must still be exact.
+ */
+START_TEST(test_pool_stress)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	struct drm_tilecopy_desc d[12];
+	size_t n = thread_descs(d), ssz = 4u << 20, dsz = 4u << 20;
+	unsigned char *s = malloc(ssz), *r = malloc(dsz), *o = malloc(dsz);
+	int rounds = quick() ? 40 : 300;
+
+	if (!be) {
+		free(s), free(r), free(o);
+		return;
+	}
+	ck_assert(s && r && o);
+	rng_state = 0xfeedULL + (uint64_t)_i;
+	fill_noise(s, ssz, 3);
+	for (int i = 0; i < rounds; i++) {
+		size_t j = rnd_below((unsigned)n);
+
+		ck_assert(!tilecopy_cpu_set_threads(2 + (int)rnd_below(2)));
+		if (i % 50 == 25)
+			ck_assert(!tilecopy_cpu_set_affinity(NULL, i % 100 == 25 ? 0 : -1));
+		memset(r, 0x5a, dsz);
+		memset(o, 0x5a, dsz);
+		tc_exec_scalar(&d[j], 1, s, r);
+		usleep(rnd_below(300));
+		ck_assert_int_eq(be->exec(&d[j], 1, s, o), 0);
+		ck_assert_msg(!memcmp(r, o, dsz), "%s: round %d, desc %zu differs", be->name, i, j);
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+	ck_assert(!tilecopy_cpu_set_affinity(NULL, -1));
+	free(s);
+	free(r);
+	free(o);
+}
+END_TEST
+
 /* Several application threads at once: one holds the pool, the others
  * run on their own; all results exact. */
 struct conc_arg {
@@ -981,6 +1022,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/staged", test_staged, 1);
 	ADD("/simd/fused-padding", test_fused_padding, 1);
 	ADD("/simd/threads", test_threads, 1);
+	ADD("/simd/pool-stress", test_pool_stress, 1);
 	ADD("/simd/concurrent-callers", test_concurrent_callers, 1);
 	ADD("/simd/fork", test_fork, 1);
 	ADD("/simd/thread-api", test_thread_api, 0);
