@@ -927,7 +927,8 @@ static void tc_op_exec(const struct tc_op *op, unsigned nthr)
 		}
 		n = tc_op_split(op, nthr, parts);
 		if (n > 1)
-			tc_pool_run(tc_part_run, parts, sizeof(parts[0]), n);
+			tc_pool_run(tc_part_run, parts, sizeof(parts[0]), n,
+				    tc_shape_elems(&op->s) * op->s.es);
 		if (parts != stack_parts)
 			free(parts);
 	}

@@ -432,7 +432,8 @@ static unsigned tc_pool_pick(struct tc_worker **out, unsigned m)
 	return got;
 }
 
-void tc_pool_run(tc_part_fn fn, void *parts, size_t size, unsigned n)
+void tc_pool_run(tc_part_fn fn, void *parts, size_t size, unsigned n,
+		 size_t bytes)
 {
 	struct tc_worker *w[TILECOPY_MAX_THREADS];
 	char *p = parts;
@@ -445,6 +446,14 @@ void tc_pool_run(tc_part_fn fn, void *parts, size_t size, unsigned n)
 	if (n > 1 && !pthread_mutex_trylock(&tc_pool.lock)) {
 		locked = 1;
 		got = tc_pool_pick(w, n - 1);
+		if (bytes < TC_POOL_WAKE_MIN) {	/* keep only the awake ones */
+			for (i = 0; i < got;) {
+				if (atomic_load(&w[i]->sleeping))
+					w[i] = w[--got];
+				else
+					i++;
+			}
+		}
 		for (i = 0; i < got; i++)
 			tc_worker_post(w[i], fn, p + (i + 1) * size);
 	}

@@ -20,12 +20,22 @@ typedef void (*tc_part_fn)(void *part);
 /** tc_pool_threads - the thread count a call may use now (>= 1). */
 unsigned tc_pool_threads(void);
 
+/*
+ * A worker asleep (no call for TC_SPIN_NS) is woken only for jobs writing
+ * this much: waking an idle vCPU here costs tens of microseconds, more
+ * than half of a job below ~1 MiB.
+ */
+#define TC_POOL_WAKE_MIN	(2u << 20)
+
 /**
  * tc_pool_run - run @fn on @n parts, @size bytes apart from @parts: part 0
  * on the calling thread, the others on workers; returns when all are done.
- * Parts no worker can take (another thread holds the pool, a thread could
- * not be created) run on the caller, so the call always completes.
+ * @bytes: what the whole job writes (see TC_POOL_WAKE_MIN). Parts no
+ * worker takes (another thread holds the pool, a thread could not be
+ * created, the worker sleeps through a small job) run on the caller, so
+ * the call always completes.
  */
-void tc_pool_run(tc_part_fn fn, void *parts, size_t size, unsigned n);
+void tc_pool_run(tc_part_fn fn, void *parts, size_t size, unsigned n,
+		 size_t bytes);
 
 #endif /* TILECOPY_CPU_POOL_H */

@@ -577,6 +577,7 @@ static size_t thread_descs(struct drm_tilecopy_desc *d)
 {
 	__u32 e1[2] = { 3, 50176 }, e2[3] = { 64, 1000, 3 }, e3[2] = { 700, 601 };
 	__u32 e4[3] = { 16, 512, 32 }, e5[1] = { 300001 }, e6[1] = { 1u << 19 };
+	__u32 e7[2] = { 1024, 640 };
 	size_t m = 0;
 
 	d[m] = copy_desc(4, 2, e1);		/* few rows: C = 3 image */
@@ -603,6 +604,10 @@ static size_t thread_descs(struct drm_tilecopy_desc *d)
 	d[m].op = DRM_TILECOPY_OP_FILL;
 	d[m].dst_stride[0] = 1;
 	d[m].value = 0xbeef;
+	m++;
+	d[m] = copy_desc(4, 2, e7);		/* 2.6 MB: wakes sleeping workers */
+	d[m].src_stride[0] = 640, d[m].src_stride[1] = 1;
+	d[m].dst_stride[0] = 1, d[m].dst_stride[1] = 1024;
 	m++;
 	return m;
 }
