@@ -936,25 +936,35 @@ static void tc_op_exec(const struct tc_op *op, unsigned nthr)
 		op->k->sfence();
 }
 
-/* A transpose with few rows gets its permute program here (on this stack). */
-static void tc_op_exec_transpose(struct tc_op *op, unsigned nthr)
+/* The few-rows program lives on this frame, made only when one applies. */
+static __attribute__((noinline)) int tc_op_exec_fr(struct tc_op *op, unsigned nthr)
 {
 	unsigned char prog[TC_FR_PROG_BYTES] __attribute__((aligned(64)));
+
+	if (op->k->fr_prepare(prog, op->s.ext[op->a], op->tes, op->s.ds[op->b],
+			      op->pad, op->pat))
+		return -1;
+	op->fr = prog;
+	tc_op_exec(op, nthr);
+	op->fr = NULL;
+	return 0;
+}
+
+static void tc_op_exec_transpose(struct tc_op *op, unsigned nthr)
+{
 	size_t rows = op->s.ext[op->a], dld = op->s.ds[op->b];
+	size_t data = rows * op->tes;
 
 	/*
 	 * Rows of whole 16-byte lanes (C = 4 f32, 8 f16) are register tiles
 	 * already, and faster (in L2: 50-69 vs 36 GB/s for C = 4 f32);
 	 * with padding the program writes whole rows.
 	 */
-	if ((rows * op->tes) % 16 == 0 && !op->pad)
-		;
-	else if (op->k->fr_prepare && rows * op->tes < 64 && dld <= 64 &&
-	    dld >= rows * op->tes + op->pad && rows * op->tes + op->pad >= 2 * op->tes &&
-	    !op->k->fr_prepare(prog, rows, op->tes, dld, op->pad, op->pat))
-		op->fr = prog;
+	if (op->k->fr_prepare && data < 64 && (data % 16 || op->pad) &&
+	    dld <= 64 && dld >= data + op->pad && data + op->pad >= 2 * op->tes &&
+	    !tc_op_exec_fr(op, nthr))
+		return;
 	tc_op_exec(op, nthr);
-	op->fr = NULL;
 }
 
 /* ---- fused padding ----------------------------------------------------------- */
