@@ -25,6 +25,9 @@
  * workers spin for ~5 ms after a parallel region, so a threaded contender
  * is followed by a 10 ms pause before the next one is timed.
  *
+ * GB/s are each contender's best round; the factors (x limit, x oneDNN,
+ * vs 1 thread) are medians over the rounds of the ratio within a round.
+ *
  * Copyright (c) 2026 The tilecopy authors
  */
 #include <errno.h>
@@ -49,6 +52,7 @@
 #include "bench.h"
 
 #define BENCH_MAX_THR	4	/* thread counts in one run (--threads 1,2) */
+#define BENCH_MAX_REPS	200
 
 struct bench_case {
 	const char *name;
@@ -125,7 +129,8 @@ typedef int (*bench_fn)(void *ctx);
 /*
  * One contender of a case. All contenders of a case are timed in
  * interleaved rounds (round r times each of them once), so that on a busy
- * machine they see the same conditions; each keeps its best round. Small
+ * machine they see the same conditions; each keeps its best round, and
+ * every round's time for ratios within a round (see ratio_median). Small
  * jobs repeat inside a round until it lasts about 2 ms.
  */
 struct contender {
@@ -137,6 +142,8 @@ struct contender {
 	long inner;
 	double best;		/* seconds per call; < 0: failed */
 	double *out;		/* where its seconds per call go */
+	double *rounds;		/* where its time in each round goes */
+	double t[BENCH_MAX_REPS];
 };
 
 static int contender_prepare(struct contender *c, unsigned char *dst,
@@ -174,6 +181,7 @@ static void contenders_time(struct contender *c, int n, int reps)
 					break;
 				}
 			t = (now() - t0) / (double)c[i].inner;
+			c[i].t[r] = t;
 			if (c[i].best >= 0 && t < c[i].best)
 				c[i].best = t;
 			/* let spinning OpenMP (or tilecopy) workers settle */
@@ -507,10 +515,16 @@ static void onednn_teardown(struct bench_run *r)
 
 /* ---- one case ------------------------------------------------------------ */
 
-/* What one thread count of a case measured: seconds per call (< 0: none). */
+/*
+ * What one thread count of a case measured: seconds per call, best round
+ * (< 0: none); and each round's seconds of tilecopy, limit, memcpy and
+ * oneDNN, for ratios within a round.
+ */
 struct bench_times {
 	double tc, lim, mc, dn, nv;
 	double per_cpu[8];
+	double rtc[BENCH_MAX_REPS], rlim[BENCH_MAX_REPS];
+	double rmc[BENCH_MAX_REPS], rdn[BENCH_MAX_REPS];
 };
 
 struct bench_result {
@@ -573,7 +587,8 @@ static int bench_contenders(struct contender *con, struct bench_run *runs,
 		*r = *proto;
 		r->threads = o->thr[t];
 		con[n++] = (struct contender){ .name = "tilecopy", .fn = run_tilecopy, .ctx = r,
-					       .verify = 1, .threads = r->threads, .out = &bt->tc };
+					       .verify = 1, .threads = r->threads, .out = &bt->tc,
+					       .rounds = bt->rtc };
 		for (size_t i = 0; o->all_cpus && i < sizeof(cpus) / sizeof(cpus[0]); i++) {
 			struct bench_run *rc;
 			int k;
@@ -592,14 +607,17 @@ static int bench_contenders(struct contender *con, struct bench_run *runs,
 						       .out = &bt->per_cpu[k] };
 		}
 		con[n++] = (struct contender){ .name = "limit", .fn = run_limit, .ctx = r,
-					       .threads = r->threads, .out = &bt->lim };
+					       .threads = r->threads, .out = &bt->lim,
+					       .rounds = bt->rlim };
 		con[n++] = (struct contender){ .name = "memcpy", .fn = run_memcpy, .ctx = r,
-					       .threads = r->threads, .out = &bt->mc };
+					       .threads = r->threads, .out = &bt->mc,
+					       .rounds = bt->rmc };
 		if (!onednn_setup(r, c, eng, &how)) {
 			res->dnnl_how = how;
 			con[n++] = (struct contender){ .name = "oneDNN", .fn = run_onednn,
 						       .ctx = r, .verify = 1,
-						       .threads = r->threads, .out = &bt->dn };
+						       .threads = r->threads, .out = &bt->dn,
+						       .rounds = bt->rdn };
 		}
 		if (t == 0)
 			con[n++] = (struct contender){ .name = "naive", .fn = run_naive, .ctx = r,
@@ -615,7 +633,7 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 	tilecopy_plan_t *plan = NULL;
 	struct bench_run r = { .cpu = o->cpu, .threads = 1, .stream = stream };
 	struct bench_run runs[BENCH_MAX_THR * 6];
-	struct contender con[BENCH_MAX_THR * 10];
+	static struct contender con[BENCH_MAX_THR * 10];
 	unsigned char *check = NULL;
 	int ret = -1, n = 0;
 
@@ -668,8 +686,11 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 		goto out;
 	}
 	contenders_time(con, n, o->reps);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		*con[i].out = con[i].best > 0 ? con[i].best : -1;
+		if (con[i].rounds)
+			memcpy(con[i].rounds, con[i].t, sizeof(double) * (size_t)o->reps);
+	}
 	if (res->t[0].tc < 0) {
 		fprintf(stderr, "bench: %s: tilecopy failed\n", c->name);
 		goto out;
@@ -692,6 +713,34 @@ out:
 static double gbps(uint64_t bytes, double sec)
 {
 	return sec > 0 ? bytes / sec * 1e-9 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The median over the rounds of (@bu / @ta) / (@au / @tb): how many times
+ * faster contender a ran than b *in the same round* (each in its own
+ * bytes, @au and @bu). On a shared machine this is steadier than a ratio
+ * of two bests, each of which may have met its own quiet moment.
+ */
+static double ratio_median(const double *ta, uint64_t au, const double *tb,
+			   uint64_t bu, int reps)
+{
+	double v[BENCH_MAX_REPS];
+	int n = 0;
+
+	for (int r = 0; r < reps; r++)
+		if (ta[r] > 0 && tb[r] > 0)
+			v[n++] = (au / ta[r]) / (bu / tb[r]);
+	if (!n)
+		return -1;
+	qsort(v, (size_t)n, sizeof(v[0]), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void print_num(double v)
@@ -729,19 +778,13 @@ static void print_json(const struct bench_case *c, const struct bench_result *r,
 	print_num(gbps(r->moved, r->t[0].nv));
 	printf(", \"descriptors\": %zu, \"tilecopy_us_per_call\": %.2f",
 	       r->descs, bt->tc * 1e6);
+	printf(", \"tilecopy_per_limit_median\": ");
+	print_num(ratio_median(bt->rtc, r->moved, bt->rlim, r->copied, o->reps));
 	for (int i = 0; i < r->ncpus; i++) {
 		printf(", \"tilecopy_%s_gbps\": ", r->cpu_names[i]);
 		print_num(gbps(r->moved, bt->per_cpu[i]));
 	}
 	printf("}\n");
-}
-
-static void print_ratio(double a, double b, int md)
-{
-	if (a < 0 || b <= 0)
-		printf(md ? " - |" : "  %6s", "-");
-	else
-		printf(md ? " %.2fx |" : "  %5.2fx", a / b);
 }
 
 static void print_val(double v, int md)
@@ -752,13 +795,26 @@ static void print_val(double v, int md)
 		printf(md ? " %.1f |" : " %8.2f", v);
 }
 
-/* One row: the figures of thread count @t (scaling against the first). */
+static void print_factor(double v, int md)
+{
+	if (v < 0)
+		printf(md ? " - |" : "  %6s", "-");
+	else
+		printf(md ? " %.2fx |" : "  %5.2fx", v);
+}
+
+/*
+ * One row: the figures of thread count @t. GB/s are best rounds; the
+ * factors are medians of ratios within a round (ratio_median), and the
+ * scaling is against the first thread count.
+ */
 static void print_row(const struct bench_case *c, const struct bench_result *r,
 		      const struct bench_opts *o, int t, int md)
 {
 	const struct bench_times *bt = &r->t[t], *b0 = &r->t[0];
 	double tc = gbps(r->moved, bt->tc), lim = gbps(r->copied, bt->lim);
 	double mc = gbps(r->copied, bt->mc), dn = gbps(r->moved, bt->dn);
+	int n = o->reps;
 
 	if (md)
 		printf("| %s | %.2f |", c->name, r->bytes / 1048576.0);
@@ -769,17 +825,17 @@ static void print_row(const struct bench_case *c, const struct bench_result *r,
 		printf(" **%.1f** |", tc);
 	else
 		printf(" %8.2f", tc);
-	print_ratio(tc, lim, md);
+	print_factor(ratio_median(bt->rtc, r->moved, bt->rlim, r->copied, n), md);
 	print_val(dn, md);
-	print_ratio(tc, dn, md);
+	print_factor(dn < 0 ? -1 : ratio_median(bt->rtc, r->moved, bt->rdn, r->moved, n), md);
 	print_val(mc, md);
-	print_ratio(tc, mc, md);
-	if (t == 0)
+	print_factor(ratio_median(bt->rtc, r->moved, bt->rmc, r->copied, n), md);
+	if (t == 0) {
 		print_val(gbps(r->moved, b0->nv), md);
-	else {
-		print_ratio(gbps(r->moved, bt->tc), gbps(r->moved, b0->tc), md);
-		print_ratio(gbps(r->copied, bt->lim), gbps(r->copied, b0->lim), md);
-		print_ratio(gbps(r->moved, bt->dn), gbps(r->moved, b0->dn), md);
+	} else {
+		print_factor(ratio_median(bt->rtc, 1, b0->rtc, 1, n), md);
+		print_factor(ratio_median(bt->rlim, 1, b0->rlim, 1, n), md);
+		print_factor(dn < 0 ? -1 : ratio_median(bt->rdn, 1, b0->rdn, 1, n), md);
 	}
 	for (int i = 0; i < r->ncpus; i++) {
 		double v = gbps(r->moved, bt->per_cpu[i]);
@@ -863,10 +919,15 @@ static void print_machine(const struct bench_opts *o, double load0, int md)
 
 	cpu_model(model, sizeof(model));
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now_t));
+	const char *bind = getenv("OMP_PROC_BIND");
+
 	printf("%s%s, %ld online CPUs; executor %s; limit = %s loads + non-temporal stores; "
-	       "best of %d interleaved rounds; %s; load average %.2f at the start\n",
+	       "GB/s: best of %d interleaved rounds, factors: median of the ratios within "
+	       "a round; OpenMP threads %s; %s; load average %.2f at the start\n",
 	       md ? "" : "# ", model, sysconf(_SC_NPROCESSORS_ONLN),
-	       tilecopy_cpu_name(o->cpu), stream_isa(), o->reps, date, load0);
+	       tilecopy_cpu_name(o->cpu), stream_isa(), o->reps,
+	       bind && *bind && strcmp(bind, "false") ? "pinned (OMP_PROC_BIND)" : "not pinned",
+	       date, load0);
 }
 
 static int usage(void)
@@ -933,7 +994,7 @@ static int parse_args(struct bench_opts *o, struct bench_case *custom, int argc,
 			return -1;
 		}
 	}
-	if (o->reps < 1 || (o->json && o->markdown))
+	if (o->reps < 1 || o->reps > BENCH_MAX_REPS || (o->json && o->markdown))
 		return -1;
 	if (o->from || o->to || o->shape || o->dtype) {
 		if (!o->from || !o->to || !o->shape ||
