@@ -46,8 +46,8 @@
 
 /*
  * Spin before sleeping: long enough to bridge back-to-back calls (a
- * 256 KiB job takes ~10 us; waking a sleeping thread on an idle vCPU here
- * costs 10-50 us), short enough to cost little when calls are rare.
+ * 256 KiB job takes ~10 us, less than a wake-up of a sleeping thread on
+ * another vCPU), short enough to cost little when calls are rare.
  */
 #define TC_SPIN_NS	100000
 #define TC_CPU_MAX	1024		/* CPU numbers we can pin to */
