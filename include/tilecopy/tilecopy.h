@@ -447,6 +447,41 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 /** tilecopy_cpu_name - the executor NULL/@cpu resolves to ("avx512"); static. */
 TILECOPY_API tilecopy_status_t tilecopy_cpu_name(const char *cpu, const char **name);
 
+/* ---- CPU threads (issue 15) ----------------------------------------------
+ * The CPU executors split a descriptor that writes 256 KiB or more over up
+ * to N threads: the calling thread and N - 1 workers of a pool that is
+ * created on first use and parked between calls. Settings are process-wide
+ * and may change at any time; a call in progress keeps the ones it began
+ * with. A call made while another thread's call holds the pool runs on its
+ * own thread.
+ */
+
+#define TILECOPY_MAX_THREADS	64
+
+/**
+ * tilecopy_cpu_set_threads - threads per CPU execution, 1..TILECOPY_MAX_THREADS;
+ * 0 restores the default: $TILECOPY_THREADS (read once, at first use), else 1.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_cpu_set_threads(int n);
+/** tilecopy_cpu_threads - *n = the thread count calls use now (>= 1). */
+TILECOPY_API tilecopy_status_t tilecopy_cpu_threads(int *n);
+
+/**
+ * tilecopy_cpu_set_affinity - where the pool's workers run.
+ * @cpus, @ncpus > 0: one worker per listed CPU, pinned to it. A call takes
+ *	its workers from the list in order, skipping the CPU the caller is on,
+ *	so caller and workers never share a CPU while enough are listed.
+ * @ncpus == 0 (@cpus may be NULL): workers are not pinned.
+ * @ncpus < 0: the default, as a list of every CPU the process may run on
+ *	(its affinity mask at first use), unless $TILECOPY_AFFINITY says
+ *	"none" or lists CPUs ("0,2,4").
+ * Without pinning, a scheduler that places a woken thread on its waker's
+ * CPU can run a worker after its caller instead of beside it.
+ * @return TILECOPY_ERR_INVALID_ARG for a negative CPU number or more than
+ *	1024 CPUs.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_cpu_set_affinity(const int *cpus, int ncpus);
+
 #if defined(__cplusplus)
 }
 #endif
