@@ -116,6 +116,14 @@ tilecopy_status_t tc_layout_idx2crd(const tilecopy_layout_t *l, int64_t idx,
 tilecopy_status_t tc_layout_coalesce(tilecopy_layout_t *out, const tilecopy_layout_t *l);
 tilecopy_status_t tc_layout_composition(tilecopy_layout_t *out, const tilecopy_layout_t *a,
 					const tilecopy_layout_t *b);
+/*
+ * tc_layout_compose_search - a o b from its values (layout_search.c), for
+ * b of at most TC_COMPOSE_SEARCH_MAX elements; TILECOPY_ERR_INVALID_ARG
+ * (no message) when no layout with b's modes gives them.
+ */
+#define TC_COMPOSE_SEARCH_MAX	(1 << 16)
+tilecopy_status_t tc_layout_compose_search(tilecopy_layout_t *out, const tilecopy_layout_t *a,
+					   const tilecopy_layout_t *b);
 tilecopy_status_t tc_layout_complement(tilecopy_layout_t *out, const tilecopy_layout_t *a,
 				       int64_t cotarget);
 tilecopy_status_t tc_layout_right_inverse(tilecopy_layout_t *out,

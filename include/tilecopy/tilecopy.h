@@ -207,25 +207,53 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_idx2crd(const tilecopy_layout_t *
 						       int64_t idx, int64_t *coord,
 						       int ncoord);
 
-/** tilecopy_layout_coalesce - same function, fewest flat modes. */
+/**
+ * tilecopy_layout_coalesce - same function on [0, size), fewest flat modes
+ * (CuTe's coalesce). More than TILECOPY_MAX_RANK leaves that do not merge
+ * make no flat layout: TILECOPY_ERR_UNSUPPORTED.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_coalesce(tilecopy_layout_t **out,
 							const tilecopy_layout_t *l);
 /**
- * tilecopy_layout_composition - R(i) = a(b(i)) for every i < size(b).
- * CuTe's divisibility is asked for only where b's steps carry from one
- * leaf of a into the next, so every input CuTe composes correctly is
- * accepted. b need not be injective; where b's leaves together carry out
- * of a leaf of a, a(b(i)) is no layout and the call fails with
- * TILECOPY_ERR_INVALID_ARG: a success is always exact.
+ * tilecopy_layout_composition - R(i) = a(b(i)) for every i < size(b), as
+ * CuTe's composition. a is a function of every x >= 0: past size(a) it
+ * goes on along its last leaf (CuTe's coalesce_x: (2,1):(1,32) at 2 is
+ * 32), so b may leave a's domain. R has one mode per top-level mode of b
+ * (b of one integer mode, as 4:1: its leaves, flat).
+ *
+ * Accepted whenever a layout gives these values and it is found: b's steps
+ * that divide or are divided by a's leaves where they carry into the next
+ * (CuTe's divisibility), that carry evenly over a stride-0 leaf of a, or
+ * whose digits in a never carry; and, for b of at most 65536 elements, any
+ * layout with b's modes, found from the values. So every input CuTe
+ * composes correctly is accepted when b has at most 65536 elements. A
+ * success is always exact. Otherwise TILECOPY_ERR_INVALID_ARG, also where
+ * CuTe's unchecked arithmetic returns a layout that is wrong
+ * ((5,1):(6,1) o 4:4: CuTe's (2,2):(24,1) gives 1 for a(8) = 19).
  */
 TILECOPY_API tilecopy_status_t tilecopy_layout_composition(tilecopy_layout_t **out,
 							   const tilecopy_layout_t *a,
 							   const tilecopy_layout_t *b);
-/** tilecopy_layout_complement - CuTe complement(a, cotarget). */
+/**
+ * tilecopy_layout_complement - CuTe's complement(a, cotarget): the offsets
+ * a leaves out, as a layout R ordered by offset with (a, R) injective. As
+ * in CuTe, stride-0 leaves of a are ignored, and a gap below a stride that
+ * the smaller leaves' span does not divide is filled rounded down
+ * (complement((2,8):(3,32), 64) = (3,5):(1,6), offsets 30 and 31 left
+ * out); when every stride of a is a multiple of that span, (a, R) reaches
+ * @cotarget. A non-injective a (a stride inside the span of the smaller
+ * leaves) is TILECOPY_ERR_INVALID_ARG.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_complement(tilecopy_layout_t **out,
 							  const tilecopy_layout_t *a,
 							  int64_t cotarget);
-/** tilecopy_layout_right_inverse - a(R(i)) = i for i < size(R). */
+/**
+ * tilecopy_layout_right_inverse - R with a(R(i)) = i for i < size(R), as
+ * CuTe's right_inverse: a's leaves chained from stride 1 in CuTe's order
+ * (size(R) = size(a) when a is a bijection onto [0, size(a))). Where a is
+ * not injective several such R exist; this is CuTe's ((5,8,2):(16,1,1)
+ * gives 8:5).
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_right_inverse(tilecopy_layout_t **out,
 							     const tilecopy_layout_t *a);
 /** tilecopy_layout_logical_divide - a o (tiler, complement(tiler, size(a))). */
