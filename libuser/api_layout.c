@@ -213,8 +213,8 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_idx2crd(const tilecopy_layout_t *
 {
 	TC_GET(l, coord);
 	if (ncoord < l->rank)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "ncoord: %d for a rank-%d layout",
-			       ncoord, l->rank);
+		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
+			       "ncoord: %d entries for a rank-%d layout", ncoord, l->rank);
 	return tc_layout_idx2crd(l, idx, coord);
 }
 

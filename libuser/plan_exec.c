@@ -39,33 +39,38 @@ static size_t tc_put(char *buf, size_t size, size_t n, const char *fmt,
 TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_desc *d,
 						    char *buf, size_t size)
 {
+	/* the longest line: 8 dims of 20-digit strides, thrice, fit in 1 KiB */
+	char line[1024];
 	size_t n = 0;
 
-	if (!d || !buf || !size)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "desc: NULL argument");
-	n = (size_t)snprintf(buf, size, "%-5s esize=%u", tc_op_name(d->op),
+	if (!d || (!buf && size))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", d ? "buf" : "desc");
+	n = (size_t)snprintf(line, sizeof(line), "%-5s esize=%u", tc_op_name(d->op),
 			     d->elem_size);
 	if (d->op == DRM_TILECOPY_OP_COPY)
-		n = tc_put(buf, size, n, " src=%llu", d->src);
-	n = tc_put(buf, size, n, " dst=%llu", d->dst);
+		n = tc_put(line, sizeof(line), n, " src=%llu", d->src);
+	n = tc_put(line, sizeof(line), n, " dst=%llu", d->dst);
 	if (d->op != DRM_TILECOPY_OP_COPY)
-		n = tc_put(buf, size, n, " value=0x%llx", d->value);
-	n = tc_put(buf, size, n, " extent=[", 0);
+		n = tc_put(line, sizeof(line), n, " value=0x%llx", d->value);
+	n = tc_put(line, sizeof(line), n, " extent=[", 0);
 	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
-		n = tc_put(buf, size, n, k ? ",%llu" : "%llu", d->extent[k]);
+		n = tc_put(line, sizeof(line), n, k ? ",%llu" : "%llu", d->extent[k]);
 	if (d->op == DRM_TILECOPY_OP_COPY) {
-		n = tc_put(buf, size, n, "] src_stride=[", 0);
+		n = tc_put(line, sizeof(line), n, "] src_stride=[", 0);
 		for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
-			n = tc_put(buf, size, n, k ? ",%llu" : "%llu",
+			n = tc_put(line, sizeof(line), n, k ? ",%llu" : "%llu",
 				   d->src_stride[k]);
 	}
-	n = tc_put(buf, size, n, "] dst_stride=[", 0);
+	n = tc_put(line, sizeof(line), n, "] dst_stride=[", 0);
 	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
-		n = tc_put(buf, size, n, k ? ",%llu" : "%llu", d->dst_stride[k]);
-	n = tc_put(buf, size, n, "]", 0);
+		n = tc_put(line, sizeof(line), n, k ? ",%llu" : "%llu", d->dst_stride[k]);
+	n = tc_put(line, sizeof(line), n, "]", 0);
+	if (size)
+		snprintf(buf, size, "%s", line);
 	if (n >= size)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG,
-			       "buf: %zu bytes are too few for the descriptor", size);
+		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
+			       "buf: %zu bytes are too few for the descriptor, it needs %zu",
+			       size, n + 1);
 	return tc_ok();
 }
 

@@ -127,7 +127,10 @@ typedef enum tilecopy_dtype {
 TILECOPY_API tilecopy_status_t tilecopy_dtype_size(tilecopy_dtype_t dt, size_t *bytes);
 /** tilecopy_dtype_name - "f16", ...; a static string. */
 TILECOPY_API tilecopy_status_t tilecopy_dtype_name(tilecopy_dtype_t dt, const char **name);
-/** tilecopy_dtype_parse - "u8|i8|f16|bf16|i16|f32|i32|f64|i64" or long names. */
+/**
+ * tilecopy_dtype_parse - "u8|i8|f16|bf16|i16|f32|i32|f64|i64" or long names
+ * ("float16", "int8", ...); another name is TILECOPY_ERR_PARSE.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_dtype_parse(tilecopy_dtype_t *dt,
 						    const char *name);
 
@@ -146,10 +149,20 @@ TILECOPY_API tilecopy_status_t tilecopy_dtype_parse(tilecopy_dtype_t *dt,
  */
 typedef struct tilecopy_layout tilecopy_layout_t;
 
-/** tilecopy_layout_parse - CuTe notation, "((4,2),(4,3)):((4,16),(1,32))". */
+/**
+ * tilecopy_layout_parse - CuTe notation, "((4,2),(4,3)):((4,16),(1,32))";
+ * without ":strides", CuTe's compact column-major. Numbers 0..2^63-1 (a
+ * larger one is TILECOPY_ERR_OVERFLOW). A negative stride, which CuTe
+ * allows, is TILECOPY_ERR_UNSUPPORTED: tilecopy addresses memory forward
+ * from a tensor's first element (the engine walks forward).
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_parse(tilecopy_layout_t **out,
 						     const char *text);
-/** tilecopy_layout_create - a flat layout of @rank single-leaf modes. */
+/**
+ * tilecopy_layout_create - a flat layout of @rank single-leaf modes.
+ * @stride: NULL for CuTe's compact column-major strides (1, shape[0], ...);
+ *	a negative stride is TILECOPY_ERR_UNSUPPORTED (see layout_parse).
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_create(tilecopy_layout_t **out,
 						      int rank,
 						      const int64_t *shape,
@@ -163,7 +176,8 @@ TILECOPY_API void tilecopy_layout_destroy(tilecopy_layout_t *l);
 /**
  * tilecopy_layout_print - CuTe notation into @buf (always NUL terminated
  * when @size > 0). TILECOPY_ERR_BUFFER_TOO_SMALL if it did not fit (the
- * output is truncated and the message gives the size needed).
+ * output is truncated and the message gives the size needed); @size 0
+ * (@buf may then be NULL) asks for that size.
  */
 TILECOPY_API tilecopy_status_t tilecopy_layout_print(const tilecopy_layout_t *l,
 						     char *buf, size_t size);
@@ -200,8 +214,9 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_crd2idx(const tilecopy_layout_t *
 						       int64_t *idx);
 /**
  * tilecopy_layout_idx2crd - the coordinate (one integer per top-level mode,
- * @ncoord >= rank) of linear index @idx of the layout's domain,
- * colexicographic (mode 0 fastest), as CuTe's idx2crd of the shape.
+ * @ncoord >= rank, else TILECOPY_ERR_BUFFER_TOO_SMALL) of linear index @idx
+ * of the layout's domain, colexicographic (mode 0 fastest), as CuTe's
+ * idx2crd of the shape.
  */
 TILECOPY_API tilecopy_status_t tilecopy_layout_idx2crd(const tilecopy_layout_t *l,
 						       int64_t idx, int64_t *coord,
@@ -405,7 +420,13 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_has_padding(const tilecopy_tensor
 TILECOPY_API tilecopy_status_t tilecopy_tensor_has_overlap(const tilecopy_tensor_t *t,
 							   int *yes);
 
-/** tilecopy_shape_parse - "8x12" or "32,64,56,56" into @shape (max @max); strict. */
+/**
+ * tilecopy_shape_parse - "8x12" or "32,64,56,56" into @shape. Strict: one
+ * separator throughout, 'x' (or 'X') or ',' ("2x3,4" is refused), each
+ * dimension 1..2^63-1 in decimal digits, nothing else (TILECOPY_ERR_PARSE).
+ * More than @max dimensions is TILECOPY_ERR_BUFFER_TOO_SMALL; @max < 1 is
+ * TILECOPY_ERR_INVALID_ARG. Nothing is written unless it succeeds.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_shape_parse(int64_t *shape, int *rank,
 						    int max, const char *text);
 
@@ -451,7 +472,11 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_dst_bytes(const tilecopy_plan_t *pl
 TILECOPY_API tilecopy_status_t tilecopy_plan_moved_bytes(const tilecopy_plan_t *plan,
 							 uint64_t *bytes);
 
-/** tilecopy_desc_format - one descriptor as a line of text. */
+/**
+ * tilecopy_desc_format - one descriptor as a line of text (always NUL
+ * terminated when @size > 0); TILECOPY_ERR_BUFFER_TOO_SMALL, the message
+ * giving the size needed, when it does not fit; @size 0 asks for it.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_desc *d,
 						    char *buf, size_t size);
 

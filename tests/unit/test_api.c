@@ -253,15 +253,89 @@ END_TEST
 
 START_TEST(test_shape_parse_strict)
 {
-	int64_t s[4];
-	int r;
+	int64_t s[4] = { 11, 11, 11, 11 };
+	int r = 77;
 
 	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2x3x"), TILECOPY_ERR_PARSE, "end");
 	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2,"), TILECOPY_ERR_PARSE, "end");
 	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "x2"), TILECOPY_ERR_PARSE, "");
 	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2xx3"), TILECOPY_ERR_PARSE, "");
+	/* one kind of separator throughout; X is x */
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2x3,4"), TILECOPY_ERR_PARSE, "mixes");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2,3X4"), TILECOPY_ERR_PARSE, "mixes");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "+2x3"), TILECOPY_ERR_PARSE, "");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2x 3"), TILECOPY_ERR_PARSE, "");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "9223372036854775808"), TILECOPY_ERR_PARSE,
+		 "2^63-1");
+	/* outputs are written only on success (review B12) */
+	ck_assert_int_eq(s[0], 11);
+	ck_assert_int_eq(s[1], 11);
+	ck_assert_int_eq(r, 77);
+	TC_FAILS(tilecopy_shape_parse(s, &r, 2, "2x3x4"), TILECOPY_ERR_BUFFER_TOO_SMALL,
+		 "3 dimensions, more than 2");
+	ck_assert_int_eq(s[0], 11);
+	TC_FAILS(tilecopy_shape_parse(s, &r, 0, "2"), TILECOPY_ERR_INVALID_ARG, "max");
 	TC_OK(tilecopy_shape_parse(s, &r, 4, "2x3"));
 	ck_assert_int_eq(r, 2);
+	TC_OK(tilecopy_shape_parse(s, &r, 4, "2X3X5"));
+	ck_assert_int_eq(r, 3);
+	ck_assert_int_eq(s[2], 5);
+	/* the largest dimension there is */
+	TC_OK(tilecopy_shape_parse(s, &r, 4, "9223372036854775807"));
+	ck_assert_int_eq(s[0], INT64_MAX);
+}
+END_TEST
+
+/*
+ * Statuses and messages as docs/sdk.md's table gives them (review B11):
+ * a name that does not parse is PARSE, an output array or buffer too small
+ * is BUFFER_TOO_SMALL with the size needed, and the message names the field.
+ */
+START_TEST(test_status_table)
+{
+	int64_t shape[2] = { 4, 6 }, crd[2], v;
+	tilecopy_layout_t *l;
+	tilecopy_tensor_t *t, *blk;
+	tilecopy_plan_t *p;
+	tilecopy_dtype_t dt;
+	const struct drm_tilecopy_desc *d;
+	DLManagedTensor *m;
+	char buf[256], small[5];
+	size_t n;
+	int64_t four[4] = { 2, 20, 3, 5 };
+
+	TC_FAILS(tilecopy_dtype_parse(&dt, "f33"), TILECOPY_ERR_PARSE, "dtype: unknown");
+	TC_OK(tilecopy_layout_parse(&l, "(4,6):(6,1)"));
+	TC_FAILS(tilecopy_layout_idx2crd(l, 0, crd, 1), TILECOPY_ERR_BUFFER_TOO_SMALL, "ncoord");
+	/* size 0 asks for the size needed */
+	TC_FAILS(tilecopy_layout_print(l, NULL, 0), TILECOPY_ERR_BUFFER_TOO_SMALL, "needs 12");
+	TC_FAILS(tilecopy_layout_print(l, buf, 0), TILECOPY_ERR_BUFFER_TOO_SMALL, "needs 12");
+	TC_FAILS(tilecopy_layout_print(l, NULL, 8), TILECOPY_ERR_INVALID_ARG, "buf: NULL");
+	TC_OK(tilecopy_layout_print(l, buf, 12));
+	ck_assert_str_eq(buf, "(4,6):(6,1)");
+	/* no strides: CuTe's compact column-major */
+	tilecopy_layout_destroy(l);
+	TC_OK(tilecopy_layout_create(&l, 2, shape, NULL));
+	TC_OK(tilecopy_layout_leaf(l, 1, NULL, &v));
+	ck_assert_int_eq(v, 4);
+	tilecopy_layout_destroy(l);
+	TC_OK(tilecopy_tensor_create(&t, "RowMajor", shape, 2, TILECOPY_DT_F32, NULL, 0));
+	TC_OK(tilecopy_plan_create(&p, t, t, 0));
+	TC_OK(tilecopy_plan_descs(p, &d, &n));
+	TC_FAILS(tilecopy_desc_format(d, small, sizeof(small)), TILECOPY_ERR_BUFFER_TOO_SMALL,
+		 "it needs");
+	ck_assert_uint_eq(strlen(small), sizeof(small) - 1);
+	TC_FAILS(tilecopy_desc_format(d, NULL, 0), TILECOPY_ERR_BUFFER_TOO_SMALL, "it needs");
+	TC_FAILS(tilecopy_desc_format(d, NULL, 9), TILECOPY_ERR_INVALID_ARG, "buf: NULL");
+	TC_OK(tilecopy_desc_format(d, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(strstr(buf, "COPY"));
+	tilecopy_plan_destroy(p);
+	/* a blocked dim as one DLPack stride: the message keeps its field */
+	TC_OK(tilecopy_tensor_create(&blk, "nChw16c", four, 4, TILECOPY_DT_F32, NULL, 0));
+	TC_FAILS(tilecopy_tensor_to_dlpack(&m, blk, buf, 0), TILECOPY_ERR_UNSUPPORTED,
+		 "tensor: dim 1 is blocked");
+	tilecopy_tensor_destroy(blk);
+	tilecopy_tensor_destroy(t);
 }
 END_TEST
 
@@ -541,6 +615,7 @@ int main(void)
 	tcase_add_test(tc, test_dtype_mismatch);
 	tcase_add_test(tc, test_hand_built_tensors);
 	tcase_add_test(tc, test_shape_parse_strict);
+	tcase_add_test(tc, test_status_table);
 	tcase_add_test(tc, test_strided);
 	tcase_add_test(tc, test_view_keeps_gaps);
 	tcase_add_test(tc, test_from_layout);

@@ -100,6 +100,13 @@ START_TEST(test_parse_errors)
 	TC_FAILS(tc_layout_parse(&l, "(4,x):(1,4)"), TILECOPY_ERR_PARSE, "shape");
 	TC_FAILS(tc_layout_parse(&l, "(4,0):(1,4)"), TILECOPY_ERR_PARSE, ">= 1");
 	TC_FAILS(tc_layout_parse(&l, "4:1 junk"), TILECOPY_ERR_PARSE, "trailing");
+	/* CuTe allows negative strides; tilecopy says why it does not (B4) */
+	TC_FAILS(tc_layout_parse(&l, "4:-1"), TILECOPY_ERR_UNSUPPORTED, "negative strides");
+	TC_FAILS(tc_layout_parse(&l, "(4,-2):(1,4)"), TILECOPY_ERR_PARSE, "shape at column 4");
+	TC_FAILS(tc_layout_parse(&l, "9223372036854775808:1"), TILECOPY_ERR_OVERFLOW, "2^63-1");
+	parse(&l, "9223372036854775807:1");	/* the largest is a number */
+	ck_assert_int_eq(l.shape[0], INT64_MAX);
+	assert_prints(&l, "9223372036854775807:1");
 	parse(&l, "(8,12):(12,1)");
 	TC_FAILS(tc_layout_crd2idx(&l, crd, &idx), TILECOPY_ERR_INVALID_ARG, "coord[0]");
 	{
