@@ -14,7 +14,7 @@ tilecopy_status_t tc_layout_arg(const tilecopy_layout_t *l, const char *what)
 {
 	if (!l)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL layout", what);
-	if (l->magic != TC_MAGIC_LAYOUT)
+	if (l->magic != TC_MAGIC_LAYOUT && l->magic != TC_MAGIC_LAYOUT_BORROWED)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "%s: not a layout handle (destroyed, or another object)", what);
 	return TILECOPY_SUCCESS;
@@ -74,6 +74,12 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_clone(tilecopy_layout_t **out,
 
 TILECOPY_API void tilecopy_layout_destroy(tilecopy_layout_t *l)
 {
+	if (l && l->magic == TC_MAGIC_LAYOUT_BORROWED) {
+		/* part of a tensor (tilecopy_tensor_layout): not ours to free */
+		tc_fail(TILECOPY_ERR_INVALID_ARG,
+			"layout: borrowed from a tensor, not destroyed (destroy the tensor)");
+		return;
+	}
 	if (!l || l->magic != TC_MAGIC_LAYOUT)
 		return;
 	l->magic = 0;

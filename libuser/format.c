@@ -128,6 +128,7 @@ tilecopy_status_t tc_tensor_make(tilecopy_tensor_t *out, const char *format,
 	if (s)
 		return s;
 	snprintf(t.format, sizeof(t.format), "%s", format);
+	tc_tensor_stride_order(&t, t.order);
 	*out = t;
 	return tc_ok();
 }

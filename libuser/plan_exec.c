@@ -127,14 +127,19 @@ tilecopy_status_t tc_plan_check_buffers(const struct tilecopy_plan *plan, const 
 	return TILECOPY_SUCCESS;
 }
 
-/* The byte ranges the plan reads and writes share an address. */
+/*
+ * The byte ranges the plan reads and writes share an address: its
+ * footprints, from each tensor's byte offset (its element 0, the lowest
+ * address it touches: strides are >= 0) to its end.
+ */
 static int tc_buffers_overlap(const struct tilecopy_plan *plan, const void *src,
 			      const void *dst)
 {
 	uintptr_t s = (uintptr_t)src, d = (uintptr_t)dst;
 
-	return plan->src_bytes && plan->dst_bytes &&
-	       s < d + plan->dst_bytes && d < s + plan->src_bytes;
+	return plan->src_bytes > plan->src_base && plan->dst_bytes > plan->dst_base &&
+	       s + plan->src_base < d + plan->dst_bytes &&
+	       d + plan->dst_base < s + plan->src_bytes;
 }
 
 TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *plan,
@@ -161,13 +166,21 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 	 * Reading from a copy gives the result of disjoint buffers.
 	 */
 	if (tc_buffers_overlap(plan, src, dst)) {
-		aside = malloc(plan->src_bytes);
+		uint64_t foot = plan->src_bytes - plan->src_base;
+
+		aside = foot <= SIZE_MAX ? malloc((size_t)foot) : NULL;
 		if (!aside)
 			return tc_fail(TILECOPY_ERR_NOMEM,
 				       "src: overlaps dst and %llu bytes to copy it aside are not available",
-				       (unsigned long long)plan->src_bytes);
-		memcpy(aside, src, plan->src_bytes);
-		src = aside;
+				       (unsigned long long)foot);
+		memcpy(aside, (const char *)src + plan->src_base, (size_t)foot);
+		/*
+		 * Only the footprint is copied (a view far into its buffer needs
+		 * no copy of what lies before it): the executors add the byte
+		 * offset back. Integer arithmetic, as the address never points
+		 * outside the copy when used.
+		 */
+		src = (const void *)((uintptr_t)aside - (uintptr_t)plan->src_base);
 	}
 	ret = be->exec(plan->descs, plan->n, src, dst);
 	free(aside);

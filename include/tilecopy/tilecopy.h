@@ -295,8 +295,9 @@ typedef struct tilecopy_tensor tilecopy_tensor_t;
 
 /**
  * TILECOPY_TENSOR_SHAPE_PHYSICAL - @shape is in the format's physical order,
- *	outermost first (NHWC: N,H,W,C; CHWN4: C,H,W,N): the modes ordered by
- *	the stride of their outermost leaf, largest first.
+ *	outermost first (NHWC: N,H,W,C; CHWN4: C,H,W,N; zN: cols, rows): the
+ *	order tilecopy_tensor_physical_order gives, the format's own whatever
+ *	the shape.
  * TILECOPY_TENSOR_VIEW - a view into memory shared with others: a plan
  *	writing this tensor writes its elements only, never the bytes between
  *	them (a format tensor's gaps and padding are otherwise zero-filled).
@@ -319,6 +320,9 @@ typedef struct tilecopy_tensor tilecopy_tensor_t;
  * @block: NULL, or a block override: "RxC" for a fractal format, "C0" for
  *	NC1HWC0.
  * @flags: TILECOPY_TENSOR_SHAPE_PHYSICAL, TILECOPY_TENSOR_VIEW.
+ * RowMajor, ND and ColumnMajor take a rank-1 shape too (a vector).
+ * A tensor whose buffer would need more than 2^64 - 1 bytes (byte offset
+ * included) is TILECOPY_ERR_OVERFLOW here, as in every constructor.
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_create(tilecopy_tensor_t **out,
 						      const char *format,
@@ -372,7 +376,8 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_dtype(const tilecopy_tensor_t *t,
 						     tilecopy_dtype_t *dtype);
 /**
  * tilecopy_tensor_layout - the tensor's layout, borrowed: valid while @t
- * lives, never to be destroyed by the caller.
+ * lives; tilecopy_layout_destroy refuses it (it does nothing and says so
+ * in tilecopy_last_error), tilecopy_layout_clone makes an own copy.
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_layout(const tilecopy_tensor_t *t,
 						      const tilecopy_layout_t **layout);
@@ -391,7 +396,14 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_strides(const tilecopy_tensor_t *
 						       int64_t *strides, int count);
 /**
  * tilecopy_tensor_physical_order - order[k] = the logical dim that is k-th
- * outermost in memory (NHWC: 0,2,3,1), @count >= rank.
+ * outermost in memory (NHWC: 0,2,3,1), @count >= rank. For a tensor of a
+ * named format: the format's order, the same whatever the shape (the modes
+ * by the stride of their outermost leaf for a shape of large dims), so
+ * that shape[order[k]] is the physical shape TILECOPY_TENSOR_SHAPE_PHYSICAL
+ * takes back to this tensor - dims of size 1, whose strides tie with their
+ * neighbours', included (NHWC 2x1x17x3 is 0,2,3,1). For strided, DLPack
+ * and layout tensors: by the stride of each dim's outermost leaf, largest
+ * first, ties in logical order.
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_physical_order(const tilecopy_tensor_t *t,
 							      int *order, int count);
@@ -450,8 +462,10 @@ typedef struct tilecopy_plan tilecopy_plan_t;
  * descriptors whose src/dst are byte offsets into the source and
  * destination buffers. Destination padding is filled with zeros (not for a
  * view); source padding is never read. A destination mapping two elements
- * to one address is TILECOPY_ERR_OVERLAP. The plan keeps no reference to
- * the tensors.
+ * to one address is TILECOPY_ERR_OVERLAP. A plan of more than 2^20
+ * descriptors is TILECOPY_ERR_UNSUPPORTED (src and dst blocks that do not
+ * nest cost a descriptor per period of both, e.g. 15 x 15 for zN 3x5 ->
+ * zN 5x3). The plan keeps no reference to the tensors.
  */
 TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
 						    const tilecopy_tensor_t *src,
@@ -486,8 +500,9 @@ TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_de
  *	"avx2", "avx512", "neon". An unavailable choice is an error.
  * Buffers smaller than the plan needs are refused before anything is
  * written. Overlapping @src and @dst (in place, or partly) are handled:
- * the source is first copied aside (plan_src_bytes of heap; NOMEM if that
- * fails), so the result is always that of disjoint buffers.
+ * the source is first copied aside (its footprint, plan_src_bytes less
+ * its byte offset, of heap; NOMEM if that fails), so the result is always
+ * that of disjoint buffers.
  */
 TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *plan,
 							 const void *src,

@@ -185,6 +185,28 @@ START_TEST(test_in_place)
 	tilecopy_plan_destroy(p);
 	tilecopy_tensor_destroy(a);
 	tilecopy_tensor_destroy(b);
+	/*
+	 * A view 2^62 bytes into its buffer, in place: only its footprint is
+	 * copied aside (it asked for 2^62 bytes of heap, and read before the
+	 * buffer). The base pointer is never dereferenced outside the view.
+	 */
+	{
+		uint64_t off = 1ull << 62;
+		uintptr_t base = (uintptr_t)buf - (uintptr_t)off;
+
+		buf[0] = 0, buf[1] = 40, buf[2] = 20, buf[3] = 1;
+		TC_OK(tilecopy_tensor_create_strided(&a, 2, shape, NULL, TILECOPY_DT_I32, off, 0));
+		TC_OK(tilecopy_tensor_create_strided(&b, 2, shape, (int64_t[]){ 1, 2 },
+						     TILECOPY_DT_I32, off, 0));
+		TC_OK(tilecopy_plan_create(&p, a, b, 0));
+		TC_OK(tilecopy_plan_execute_cpu(p, (const void *)base, off + 16, (void *)base,
+						off + 16, NULL));
+		ck_assert_int_eq(buf[1], 20);
+		ck_assert_int_eq(buf[2], 40);
+		tilecopy_plan_destroy(p);
+		tilecopy_tensor_destroy(a);
+		tilecopy_tensor_destroy(b);
+	}
 }
 END_TEST
 
@@ -482,6 +504,163 @@ START_TEST(test_physical_shape)
 }
 END_TEST
 
+/*
+ * One physical order (review A5): tilecopy_tensor_physical_order of a
+ * tensor made from a logical shape, applied to that shape, gives the
+ * physical shape TILECOPY_TENSOR_SHAPE_PHYSICAL takes back to the same
+ * tensor - size-1 dims and single fractal blocks included, whose strides
+ * tie with their neighbours'.
+ */
+START_TEST(test_physical_order_roundtrip)
+{
+	static const struct {
+		const char *fmt, *block;
+		int rank;
+	} fmts[] = {
+		{ "NCHW", NULL, 4 }, { "NHWC", NULL, 4 }, { "CHWN", NULL, 4 },
+		{ "HWCN", NULL, 4 }, { "nChw16c", NULL, 4 }, { "NCHW4", NULL, 4 },
+		{ "NC1HWC0", NULL, 4 }, { "CHWN4", NULL, 4 }, { "NDHWC", NULL, 5 },
+		{ "nCdhw16c", NULL, 5 }, { "zN", NULL, 2 }, { "zN", "4x8", 3 },
+		{ "nZ", NULL, 2 }, { "zZ", NULL, 2 }, { "nN", "2x2", 2 },
+		{ "RowMajor", NULL, 3 }, { "ColumnMajor", NULL, 2 },
+		{ "OIhw16i16o", NULL, 4 }, { "strided:1,6,2", NULL, 3 },
+	};
+	uint64_t seed = 0x0de5;
+	int done = 0;
+
+	for (int it = 0; it < 2000; it++) {
+		int f = (int)(tc_rand(&seed) % (sizeof(fmts) / sizeof(fmts[0])));
+		int64_t shape[5], phys[5], got[5];
+		int order[5], order2[5], rank = fmts[f].rank;
+		tilecopy_tensor_t *t, *u;
+		const tilecopy_layout_t *lt, *lu;
+
+		for (int k = 0; k < rank; k++) {
+			/* sizes 1 often; up to 40 (one fractal block or several) */
+			uint64_t r = tc_rand(&seed) % 4;
+
+			shape[k] = r == 0 ? 1 : r == 1 ? 2 + (int64_t)(tc_rand(&seed) % 6) :
+				   1 + (int64_t)(tc_rand(&seed) % 40);
+		}
+		if (tilecopy_tensor_create(&t, fmts[f].fmt, shape, rank, TILECOPY_DT_F16,
+					   fmts[f].block, 0))
+			continue;
+		TC_OK(tilecopy_tensor_physical_order(t, order, 5));
+		for (int k = 0; k < rank; k++)
+			phys[k] = shape[order[k]];
+		TC_OK(tilecopy_tensor_create(&u, fmts[f].fmt, phys, rank, TILECOPY_DT_F16,
+					     fmts[f].block, TILECOPY_TENSOR_SHAPE_PHYSICAL));
+		TC_OK(tilecopy_tensor_shape(u, got, 5));
+		ck_assert_msg(!memcmp(got, shape, sizeof(shape[0]) * (size_t)rank),
+			      "%s rank %d: shape %lldx%lld... came back %lldx%lld...",
+			      fmts[f].fmt, rank, (long long)shape[0], (long long)shape[1],
+			      (long long)got[0], (long long)got[1]);
+		TC_OK(tilecopy_tensor_physical_order(u, order2, 5));
+		ck_assert(!memcmp(order, order2, sizeof(order[0]) * (size_t)rank));
+		TC_OK(tilecopy_tensor_layout(t, &lt));
+		TC_OK(tilecopy_tensor_layout(u, &lu));
+		ck_assert(lt->nleaves == lu->nleaves &&
+			  !memcmp(lt->shape, lu->shape, sizeof(lt->shape[0]) * (size_t)lt->nleaves) &&
+			  !memcmp(lt->stride, lu->stride, sizeof(lt->stride[0]) * (size_t)lt->nleaves));
+		tilecopy_tensor_destroy(t);
+		tilecopy_tensor_destroy(u);
+		done++;
+	}
+	ck_assert_int_gt(done, 1500);
+}
+END_TEST
+
+/* The review's cases: NHWC with C = 1, zN with one row block. */
+START_TEST(test_physical_order_review_cases)
+{
+	int64_t nhwc[4] = { 2, 1, 17, 3 }, zn[2] = { 3, 100 }, got[4];
+	int order[4];
+	tilecopy_tensor_t *t;
+
+	TC_OK(tilecopy_tensor_create(&t, "NHWC", nhwc, 4, TILECOPY_DT_F32, NULL, 0));
+	TC_OK(tilecopy_tensor_physical_order(t, order, 4));
+	ck_assert(order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1);
+	tilecopy_tensor_destroy(t);
+	TC_OK(tilecopy_tensor_create(&t, "zN", zn, 2, TILECOPY_DT_F16, NULL, 0));
+	TC_OK(tilecopy_tensor_physical_order(t, order, 2));
+	ck_assert(order[0] == 1 && order[1] == 0);	/* zN: column blocks outermost */
+	tilecopy_tensor_destroy(t);
+	got[0] = 100, got[1] = 3;
+	TC_OK(tilecopy_tensor_create(&t, "zN", got, 2, TILECOPY_DT_F16, NULL,
+				     TILECOPY_TENSOR_SHAPE_PHYSICAL));
+	TC_OK(tilecopy_tensor_shape(t, got, 2));
+	ck_assert(got[0] == 3 && got[1] == 100);
+	tilecopy_tensor_destroy(t);
+}
+END_TEST
+
+/*
+ * A tensor's borrowed layout is refused by tilecopy_layout_destroy (it
+ * aborted in free) and stays usable (review A6); a clone of it is a
+ * layout of its own.
+ */
+START_TEST(test_borrowed_layout)
+{
+	int64_t shape[2] = { 2, 3 }, size;
+	tilecopy_tensor_t *t;
+	const tilecopy_layout_t *l;
+	tilecopy_layout_t *c;
+
+	TC_OK(tilecopy_tensor_create(&t, "RowMajor", shape, 2, TILECOPY_DT_F32, NULL, 0));
+	TC_OK(tilecopy_tensor_layout(t, &l));
+	tilecopy_layout_destroy((tilecopy_layout_t *)l);
+	ck_assert_ptr_nonnull(strstr(tilecopy_last_error(), "borrowed"));
+	TC_OK(tilecopy_layout_size(l, &size));
+	ck_assert_int_eq(size, 6);
+	TC_OK(tilecopy_layout_clone(&c, l));
+	tilecopy_tensor_destroy(t);
+	TC_OK(tilecopy_layout_size(c, &size));
+	tilecopy_layout_destroy(c);
+}
+END_TEST
+
+/* A CPU DLTensor of f32 of @ndim dims. */
+static void dl_f32(DLTensor *dl, int ndim, int64_t *shape, int64_t *strides)
+{
+	memset(dl, 0, sizeof(*dl));
+	dl->device.device_type = kDLCPU;
+	dl->ndim = ndim;
+	dl->dtype.code = kDLFloat;
+	dl->dtype.bits = 32;
+	dl->dtype.lanes = 1;
+	dl->shape = shape;
+	dl->strides = strides;
+}
+
+/*
+ * A tensor no buffer can hold is refused when it is made (review B10), not
+ * at its first use; 2^63 bytes exactly is a size (uint64_t), 2^64 is not.
+ */
+START_TEST(test_byte_size_at_creation)
+{
+	int64_t big4[4] = { INT64_MAX, 1, 1, 1 }, sq[2] = { 1ll << 31, 1ll << 31 };
+	int64_t e63[1] = { 1ll << 61 }, one[1] = { 1 };
+	tilecopy_tensor_t *t = (tilecopy_tensor_t *)1;
+	DLTensor dl = { 0 };
+	uint64_t bytes;
+
+	TC_FAILS(tilecopy_tensor_create(&t, "NCHW", big4, 4, TILECOPY_DT_F32, NULL, 0),
+		 TILECOPY_ERR_OVERFLOW, "");
+	ck_assert_ptr_null(t);
+	TC_FAILS(tilecopy_tensor_create(&t, "RowMajor", sq, 2, TILECOPY_DT_F64, NULL, 0),
+		 TILECOPY_ERR_OVERFLOW, "overflows");
+	TC_FAILS(tilecopy_tensor_create_strided(&t, 1, one, NULL, TILECOPY_DT_F32,
+						UINT64_MAX - 3, 0),
+		 TILECOPY_ERR_OVERFLOW, "byte offset");
+	dl_f32(&dl, 1, big4, NULL);
+	TC_FAILS(tilecopy_tensor_from_dlpack(&t, &dl, 0), TILECOPY_ERR_OVERFLOW, "overflows");
+	TC_OK(tilecopy_tensor_create_strided(&t, 1, e63, NULL, TILECOPY_DT_F32, 0, 0));
+	TC_OK(tilecopy_tensor_bytes(t, &bytes));
+	ck_assert_uint_eq(bytes, 1ull << 63);
+	tilecopy_tensor_destroy(t);
+}
+END_TEST
+
 START_TEST(test_dlpack_roundtrip)
 {
 	int64_t shape[4] = { 2, 3, 4, 5 }, strides[4] = { 60, 1, 15, 3 };
@@ -491,13 +670,7 @@ START_TEST(test_dlpack_roundtrip)
 	int same;
 
 	/* a channels-last NCHW tensor, as PyTorch exports it */
-	dl.device.device_type = kDLCPU;
-	dl.ndim = 4;
-	dl.dtype.code = kDLFloat;
-	dl.dtype.bits = 32;
-	dl.dtype.lanes = 1;
-	dl.shape = shape;
-	dl.strides = strides;
+	dl_f32(&dl, 4, shape, strides);
 	dl.byte_offset = 16;
 	TC_OK(tilecopy_tensor_from_dlpack(&t, &dl, 0));
 	TC_OK(tilecopy_tensor_is_contiguous_in(t, "NHWC", &same));
@@ -620,6 +793,10 @@ int main(void)
 	tcase_add_test(tc, test_view_keeps_gaps);
 	tcase_add_test(tc, test_from_layout);
 	tcase_add_test(tc, test_physical_shape);
+	tcase_add_test(tc, test_physical_order_roundtrip);
+	tcase_add_test(tc, test_physical_order_review_cases);
+	tcase_add_test(tc, test_borrowed_layout);
+	tcase_add_test(tc, test_byte_size_at_creation);
 	tcase_add_test(tc, test_dlpack_roundtrip);
 	tcase_add_test(tc, test_threads_share_handles);
 	suite_add_tcase(s, tc);
