@@ -705,6 +705,45 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
 	return tc_ok();
 }
 
+/* struct tilecopy_desc (tilecopy.h) is the uAPI descriptor in plain C types. */
+_Static_assert(TILECOPY_DESC_MAX_DIMS == DRM_TILECOPY_MAX_DIMS &&
+	       TILECOPY_DESC_COPY == DRM_TILECOPY_OP_COPY &&
+	       TILECOPY_DESC_FILL == DRM_TILECOPY_OP_FILL &&
+	       TILECOPY_DESC_WRITE64 == DRM_TILECOPY_OP_WRITE64,
+	       "struct tilecopy_desc and struct drm_tilecopy_desc disagree");
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_desc(const tilecopy_plan_t *plan, size_t index,
+						  struct tilecopy_desc *desc)
+{
+	const struct drm_tilecopy_desc *d;
+	uint32_t n;
+
+	TC_GET(plan, desc);
+	if (index >= plan->n)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %zu, the plan has %zu descriptors",
+			       index, plan->n);
+	n = desc->struct_size;
+	if (n < sizeof(*desc))	/* 1.1 is the first version: all its fields */
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "desc: struct_size %u, at least %zu (set it to sizeof)",
+			       n, sizeof(*desc));
+	d = &plan->descs[index];
+	memset(desc, 0, n);
+	desc->struct_size = (uint32_t)sizeof(*desc);
+	desc->op = d->op;
+	desc->elem_size = d->elem_size;
+	desc->ndims = d->ndims;
+	desc->src = d->src;
+	desc->dst = d->dst;
+	desc->value = d->value;
+	for (int k = 0; k < TILECOPY_DESC_MAX_DIMS; k++) {
+		desc->extent[k] = d->extent[k];
+		desc->src_stride[k] = d->src_stride[k];
+		desc->dst_stride[k] = d->dst_stride[k];
+	}
+	return tc_ok();
+}
+
 TILECOPY_API tilecopy_status_t tilecopy_plan_src_bytes(const tilecopy_plan_t *plan,
 						       uint64_t *bytes)
 {

@@ -74,6 +74,19 @@ TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_de
 	return tc_ok();
 }
 
+TILECOPY_API tilecopy_status_t tilecopy_plan_desc_format(const tilecopy_plan_t *plan,
+							 size_t index, char *buf, size_t size)
+{
+	tilecopy_status_t st = tc_plan_arg(plan);
+
+	if (st)
+		return st;
+	if (index >= plan->n)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %zu, the plan has %zu descriptors",
+			       index, plan->n);
+	return tilecopy_desc_format(&plan->descs[index], buf, size);
+}
+
 static tilecopy_status_t tc_backend(const char *cpu,
 				    const struct tc_cpu_backend **be)
 {

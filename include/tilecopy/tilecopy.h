@@ -55,7 +55,7 @@ extern "C" {
 /* ---- version --------------------------------------------------------------- */
 
 #define TILECOPY_VERSION_MAJOR	1
-#define TILECOPY_VERSION_MINOR	0
+#define TILECOPY_VERSION_MINOR	1
 #define TILECOPY_VERSION_PATCH	0
 #define TILECOPY_VERSION_ENCODE(major, minor, patch) \
 	(((major) << 16) | ((minor) << 8) | (patch))
@@ -66,7 +66,8 @@ extern "C" {
 
 /**
  * tilecopy_version - the version of the library loaded at run time, encoded
- * as TILECOPY_VERSION. A program built against major M runs with any M.x.
+ * as TILECOPY_VERSION. A program built against M.m runs with any M.x,
+ * x >= m (functions "since 1.1" need 1.1; the dynamic linker says so).
  * Thread-safe; cannot fail.
  */
 TILECOPY_API uint32_t tilecopy_version(void);
@@ -473,10 +474,58 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
 						    uint32_t flags);
 TILECOPY_API void tilecopy_plan_destroy(tilecopy_plan_t *plan);
 
-/** tilecopy_plan_descs - the descriptors (borrowed, valid while the plan lives). */
+/**
+ * tilecopy_plan_descs - the descriptors (borrowed, valid while the plan
+ * lives), as the engine takes them: struct drm_tilecopy_desc of
+ * <tilecopy/uapi/tilecopy_accel.h>, which needs libdrm's drm.h. @count
+ * alone needs neither; a CPU-only program reads the descriptors through
+ * tilecopy_plan_desc.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
 						   const struct drm_tilecopy_desc **descs,
 						   size_t *count);
+
+/* Since 1.1: the descriptors in plain C types, no drm.h needed. */
+#define TILECOPY_DESC_MAX_DIMS	8	/* = DRM_TILECOPY_MAX_DIMS */
+#define TILECOPY_DESC_COPY	1	/* = DRM_TILECOPY_OP_COPY */
+#define TILECOPY_DESC_FILL	2	/* = DRM_TILECOPY_OP_FILL */
+#define TILECOPY_DESC_WRITE64	3	/* = DRM_TILECOPY_OP_WRITE64 */
+
+/**
+ * struct tilecopy_desc - one descriptor of a plan, the fields of the
+ * uAPI's struct drm_tilecopy_desc in <stdint.h> types (the library checks
+ * they agree when built): dims 0..@ndims-1, dim 0 innermost; element
+ * (i0, ...) read at @src + elem_size * sum(i_k * src_stride[k]) (COPY) and
+ * written at @dst + elem_size * sum(i_k * dst_stride[k]), @src and @dst
+ * byte offsets into the plan's buffers; FILL writes the low @elem_size
+ * bytes of @value.
+ * @struct_size: Input: sizeof(struct tilecopy_desc) as the caller's header
+ *	has it; Output: the bytes filled (fields are only appended; a larger
+ *	struct gets its extra bytes zeroed).
+ */
+struct tilecopy_desc {
+	uint32_t struct_size;
+	uint16_t op;		/* TILECOPY_DESC_COPY, _FILL, _WRITE64 */
+	uint8_t elem_size;
+	uint8_t ndims;
+	uint64_t src, dst, value;
+	uint32_t extent[TILECOPY_DESC_MAX_DIMS];
+	uint64_t src_stride[TILECOPY_DESC_MAX_DIMS];
+	uint64_t dst_stride[TILECOPY_DESC_MAX_DIMS];
+};
+
+/**
+ * tilecopy_plan_desc - descriptor @index (< the count tilecopy_plan_descs
+ * gives) into @desc. Since 1.1.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_plan_desc(const tilecopy_plan_t *plan, size_t index,
+						  struct tilecopy_desc *desc);
+/**
+ * tilecopy_plan_desc_format - descriptor @index as tilecopy_desc_format
+ * prints it, without the uAPI struct. Since 1.1.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_plan_desc_format(const tilecopy_plan_t *plan,
+							 size_t index, char *buf, size_t size);
 /** tilecopy_plan_src_bytes / dst_bytes - buffer sizes the plan needs. */
 TILECOPY_API tilecopy_status_t tilecopy_plan_src_bytes(const tilecopy_plan_t *plan,
 						       uint64_t *bytes);

@@ -95,6 +95,42 @@ c++ -x c++ -Wall -Werror $(pkg-config --cflags tilecopy-device) "$tmp/h.c" -o "$
 	$(pkg-config --libs tilecopy-device) 2>"$tmp/err" && ok headers/c++ || bad headers/c++ "$(cat "$tmp/err")"
 cc -std=c99 -pedantic -Wall -Werror $(pkg-config --cflags tilecopy-device) -c "$tmp/h.c" -o "$tmp/h.o" \
 	2>"$tmp/err" && ok headers/c99-pedantic || bad headers/c99-pedantic "$(cat "$tmp/err")"
+# docs/sdk.md's complete example is examples/convert.c, verbatim
+awk '/^## A complete example/ { on = 1 } on && /^```c$/ { grab = 1; next }
+	grab && /^```$/ { exit } grab' docs/sdk.md > "$tmp/doc_example.c"
+if cmp -s "$tmp/doc_example.c" examples/convert.c; then
+	ok docs/sdk.md/complete-example-is-examples-convert.c
+else
+	bad docs/sdk.md/complete-example-is-examples-convert.c "$(diff "$tmp/doc_example.c" examples/convert.c | head -5)"
+fi
+# a CPU-only program walks and prints a plan's descriptors without drm.h
+# (tilecopy.pc has no libdrm cflags; tilecopy_plan_desc, review B8)
+if pkg-config --cflags tilecopy | grep -q libdrm; then
+	bad examples/convert/no-libdrm-cflags "$(pkg-config --cflags tilecopy)"
+elif LD_LIBRARY_PATH=$P/lib "$tmp/convert" | grep -q "^descriptor 1: COPY"; then
+	ok examples/convert/descriptors-without-drm.h
+else
+	bad examples/convert/descriptors-without-drm.h "$(LD_LIBRARY_PATH=$P/lib "$tmp/convert" 2>&1 | head -3)"
+fi
+# the device library fits any core of its private interface, whatever the
+# release (review B14): the installed one loads against a core relinked
+# from the same objects as release x.y.99 (the node used to be named after
+# the exact release, TILECOPY_PRIVATE_1.0.0, and this failed to load)
+need=$(readelf -V "$P/lib/libtilecopy-device.so.1" | sed -n 's/.*Name: \(TILECOPY_PRIVATE[^ ]*\).*/\1/p')
+case "$need" in TILECOPY_PRIVATE_[0-9]*[!.0-9]* | *.* | "") bad "packaging/private-node-not-a-release" "$need" ;;
+	*) ok "packaging/private-node-not-a-release ($need)" ;; esac
+ver=$(cd "$P/lib" && ls libtilecopy.so.*.*.* | sed 's/^libtilecopy\.so\.//')
+other=${ver%.*}.99
+mkdir -p "$tmp/relink"
+ln -s "$PWD/$B/obj" "$tmp/relink/obj"
+if make -s BUILD="$tmp/relink" LIB_VERSION="$other" "$tmp/relink/lib/libtilecopy.so" >"$tmp/err" 2>&1 &&
+	[ -e "$tmp/relink/lib/libtilecopy.so.$other" ] &&
+	LD_LIBRARY_PATH=$tmp/relink/lib:$P/lib "$tmp/device_info" >"$tmp/out" 2>&1 &&
+	LD_LIBRARY_PATH=$tmp/relink/lib:$P/lib ldd "$tmp/device_info" | grep -q "relink/lib/libtilecopy.so.1"; then
+	ok "packaging/device-library-on-core-$other"
+else
+	bad "packaging/device-library-on-core-$other" "$(cat "$tmp/err" "$tmp/out" | tail -3)"
+fi
 # a program of the core alone does not pull in libdrm or libudev
 if LD_LIBRARY_PATH=$P/lib ldd "$tmp/convert" | grep -q -E 'libdrm|libudev'; then
 	bad examples/convert/no-device-libs

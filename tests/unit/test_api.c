@@ -309,6 +309,67 @@ START_TEST(test_shape_parse_strict)
 END_TEST
 
 /*
+ * The descriptors in plain C types (review B8): the same fields as the
+ * uAPI struct, for programs without libdrm's drm.h; a larger (newer)
+ * struct gets its extra bytes zeroed and struct_size says what was filled.
+ */
+START_TEST(test_plan_desc)
+{
+	int64_t shape[4] = { 2, 3, 5, 7 };
+	tilecopy_tensor_t *s, *d;
+	tilecopy_plan_t *p;
+	const struct drm_tilecopy_desc *dd;
+	struct {
+		struct tilecopy_desc desc;
+		uint64_t newer[2];
+	} big;
+	struct tilecopy_desc one;
+	char a[512], b[512];
+	size_t n;
+
+	TC_OK(tilecopy_tensor_create(&s, "NCHW", shape, 4, TILECOPY_DT_F16, NULL, 0));
+	TC_OK(tilecopy_tensor_create(&d, "NC1HWC0", shape, 4, TILECOPY_DT_F16, NULL, 0));
+	TC_OK(tilecopy_plan_create(&p, s, d, 0));
+	TC_OK(tilecopy_plan_descs(p, &dd, &n));
+	ck_assert_uint_ge(n, 2);	/* a fill of the padding, a copy */
+	for (size_t i = 0; i < n; i++) {
+		memset(&big, 0xa5, sizeof(big));
+		big.desc.struct_size = sizeof(big);
+		TC_OK(tilecopy_plan_desc(p, i, &big.desc));
+		ck_assert_uint_eq(big.desc.struct_size, sizeof(struct tilecopy_desc));
+		ck_assert(big.newer[0] == 0 && big.newer[1] == 0);
+		ck_assert_uint_eq(big.desc.op, dd[i].op);
+		ck_assert_uint_eq(big.desc.elem_size, dd[i].elem_size);
+		ck_assert_uint_eq(big.desc.ndims, dd[i].ndims);
+		ck_assert(big.desc.src == dd[i].src && big.desc.dst == dd[i].dst &&
+			  big.desc.value == dd[i].value);
+		for (int k = 0; k < TILECOPY_DESC_MAX_DIMS; k++)
+			ck_assert(big.desc.extent[k] == dd[i].extent[k] &&
+				  big.desc.src_stride[k] == dd[i].src_stride[k] &&
+				  big.desc.dst_stride[k] == dd[i].dst_stride[k]);
+		TC_OK(tilecopy_plan_desc_format(p, i, a, sizeof(a)));
+		TC_OK(tilecopy_desc_format(&dd[i], b, sizeof(b)));
+		ck_assert_str_eq(a, b);
+	}
+	ck_assert_uint_eq(dd[0].op, TILECOPY_DESC_FILL);
+	one.struct_size = sizeof(one);
+	TC_FAILS(tilecopy_plan_desc(p, n, &one), TILECOPY_ERR_INVALID_ARG, "descriptors");
+	TC_FAILS(tilecopy_plan_desc_format(p, n, a, sizeof(a)), TILECOPY_ERR_INVALID_ARG,
+		 "descriptors");
+	one.struct_size = 4;
+	TC_FAILS(tilecopy_plan_desc(p, 0, &one), TILECOPY_ERR_INVALID_ARG, "struct_size 4");
+	NUL_FAILS(tilecopy_plan_desc(p, 0, NULL));
+	NUL_FAILS(tilecopy_plan_desc(NULL, 0, &one));
+	NUL_FAILS(tilecopy_plan_desc_format(NULL, 0, a, sizeof(a)));
+	TC_FAILS(tilecopy_plan_desc((tilecopy_plan_t *)s, 0, &one), TILECOPY_ERR_INVALID_ARG,
+		 "not a plan");
+	tilecopy_plan_destroy(p);
+	tilecopy_tensor_destroy(s);
+	tilecopy_tensor_destroy(d);
+}
+END_TEST
+
+/*
  * Statuses and messages as docs/sdk.md's table gives them (review B11):
  * a name that does not parse is PARSE, an output array or buffer too small
  * is BUFFER_TOO_SMALL with the size needed, and the message names the field.
@@ -789,6 +850,7 @@ int main(void)
 	tcase_add_test(tc, test_hand_built_tensors);
 	tcase_add_test(tc, test_shape_parse_strict);
 	tcase_add_test(tc, test_status_table);
+	tcase_add_test(tc, test_plan_desc);
 	tcase_add_test(tc, test_strided);
 	tcase_add_test(tc, test_view_keeps_gaps);
 	tcase_add_test(tc, test_from_layout);
