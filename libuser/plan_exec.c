@@ -155,6 +155,48 @@ static int tc_buffers_overlap(const struct tilecopy_plan *plan, const void *src,
 	       d + plan->dst_base < s + plan->src_bytes;
 }
 
+/*
+ * In place or overlapping: the descriptors would read what they have
+ * already written (src == dst gave "0 20 40 20" for "0 20 40 1"). Reading
+ * from a copy gives the result of disjoint buffers. Only the source's
+ * footprint is copied (a view far into its buffer needs no copy of what
+ * lies before it), and the descriptors are rebased onto the copy rather
+ * than the copy's address moved back by the byte offset, which could wrap.
+ */
+static tilecopy_status_t tc_execute_aside(const struct tilecopy_plan *plan,
+					  const struct tc_cpu_backend *be,
+					  const void *src, void *dst)
+{
+	uint64_t foot = plan->src_bytes - plan->src_base;
+	struct drm_tilecopy_desc *descs = NULL;
+	void *aside = NULL;
+	int ret;
+
+	if (foot <= SIZE_MAX && plan->n <= SIZE_MAX / sizeof(*descs)) {
+		aside = malloc((size_t)foot);
+		descs = malloc(plan->n * sizeof(*descs));
+	}
+	if (!aside || !descs) {
+		free(aside);
+		free(descs);
+		return tc_fail(TILECOPY_ERR_NOMEM,
+			       "src: overlaps dst and %llu bytes to copy it aside are not available",
+			       (unsigned long long)foot);
+	}
+	memcpy(aside, (const char *)src + plan->src_base, (size_t)foot);
+	memcpy(descs, plan->descs, plan->n * sizeof(*descs));
+	for (size_t i = 0; i < plan->n; i++)
+		if (descs[i].op == DRM_TILECOPY_OP_COPY)
+			descs[i].src -= plan->src_base;
+	ret = be->exec(descs, plan->n, aside, dst);
+	free(aside);
+	free(descs);
+	if (ret)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "plan: executor %s refused a descriptor", be->name);
+	return tc_ok();
+}
+
 TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *plan,
 							 const void *src,
 							 size_t src_size,
@@ -163,7 +205,6 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 							 const char *cpu)
 {
 	const struct tc_cpu_backend *be;
-	void *aside = NULL;
 	tilecopy_status_t st;
 	int ret;
 
@@ -173,30 +214,9 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 	st = tc_backend(cpu, &be);
 	if (st)
 		return st;
-	/*
-	 * In place or overlapping: the descriptors would read what they have
-	 * already written (src == dst gave "0 20 40 20" for "0 20 40 1").
-	 * Reading from a copy gives the result of disjoint buffers.
-	 */
-	if (tc_buffers_overlap(plan, src, dst)) {
-		uint64_t foot = plan->src_bytes - plan->src_base;
-
-		aside = foot <= SIZE_MAX ? malloc((size_t)foot) : NULL;
-		if (!aside)
-			return tc_fail(TILECOPY_ERR_NOMEM,
-				       "src: overlaps dst and %llu bytes to copy it aside are not available",
-				       (unsigned long long)foot);
-		memcpy(aside, (const char *)src + plan->src_base, (size_t)foot);
-		/*
-		 * Only the footprint is copied (a view far into its buffer needs
-		 * no copy of what lies before it): the executors add the byte
-		 * offset back. Integer arithmetic, as the address never points
-		 * outside the copy when used.
-		 */
-		src = (const void *)((uintptr_t)aside - (uintptr_t)plan->src_base);
-	}
+	if (tc_buffers_overlap(plan, src, dst))
+		return tc_execute_aside(plan, be, src, dst);
 	ret = be->exec(plan->descs, plan->n, src, dst);
-	free(aside);
 	if (ret)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "plan: executor %s refused a descriptor", be->name);

@@ -186,12 +186,13 @@ START_TEST(test_in_place)
 	tilecopy_tensor_destroy(a);
 	tilecopy_tensor_destroy(b);
 	/*
-	 * A view 2^62 bytes into its buffer, in place: only its footprint is
-	 * copied aside (it asked for 2^62 bytes of heap, and read before the
-	 * buffer). The base pointer is never dereferenced outside the view.
+	 * A view terabytes into its buffer (the buffer "starts" near address
+	 * 0; only the view is dereferenced), in place: only its footprint is
+	 * copied aside (it asked for the whole offset of heap, and read before
+	 * the view).
 	 */
 	{
-		uint64_t off = 1ull << 62;
+		uint64_t off = ((uintptr_t)buf - 4096) & ~(uint64_t)15;
 		uintptr_t base = (uintptr_t)buf - (uintptr_t)off;
 
 		buf[0] = 0, buf[1] = 40, buf[2] = 20, buf[3] = 1;
