@@ -327,6 +327,8 @@ SHIM
 	else
 		bad b5/no-tmpfile/shim-build "$(cat "$tmp/err")"
 	fi
+else
+	echo "skip b5/no-tmpfile: no cc, or an emulated binary LD_PRELOAD cannot reach"
 fi
 
 # A2, B5 as a user who is not root: OUT must be writable, as for '>'; its
