@@ -21,8 +21,10 @@ $(BENCH_BIN): $(BUILD)/obj/bench/bench_main.o $(BENCH_LIB_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LIB_LDLIBS) $(BENCH_LDLIBS)
 
-# tools.mk links these into the CLI; its rule was read before this file.
-$(CLI): $(BENCH_LIB_OBJS)
+# `tilecopy bench` runs this program, found next to the CLI (which links no
+# oneDNN itself): built and installed with it.
+$(CLI): | $(BENCH_BIN)
+install-cli: $(BENCH_BIN)
 
 ALL_TARGETS += $(BENCH_BIN)
 
