@@ -919,6 +919,69 @@ bool tilecopy_transpose_direct(uint8_t *const *drow,
     return true;
 }
 
+/* ---- blocks of more than 8 bytes ---------------------------------------- */
+
+#ifdef TILECOPY_X86
+/* One destination row of @rows blocks of @units 16-byte units, streamed. */
+static inline void tilecopy_blocks_row_sse2(uint8_t *d,
+                                            const uint8_t *const *row,
+                                            size_t rows, size_t off,
+                                            size_t units)
+{
+    size_t r, u;
+
+    for (r = 0; r < rows; r++) {
+        const __m128i *in = (const __m128i *)(row[r] + off);
+
+        for (u = 0; u < units; u++) {
+            _mm_stream_si128((__m128i *)d + u, _mm_loadu_si128(in + u));
+        }
+        d += units * 16;
+    }
+}
+#endif
+
+void tilecopy_transpose_blocks(uint8_t *const *drow, const uint8_t *const *row,
+                               size_t rows, size_t cols, size_t bsize)
+{
+    size_t r, c;
+
+#ifdef TILECOPY_X86
+    if (!(bsize % 16)) {
+        bool aligned = true;
+
+        for (c = 0; c < cols && aligned; c++) {
+            aligned = !((uintptr_t)drow[c] & 15);
+        }
+        if (aligned) {
+            for (c = 0; c < cols; c++) {
+                switch (bsize) {
+                case 16:
+                    tilecopy_blocks_row_sse2(drow[c], row, rows, c * 16, 1);
+                    break;
+                case 32:
+                    tilecopy_blocks_row_sse2(drow[c], row, rows, c * 32, 2);
+                    break;
+                case 64:
+                    tilecopy_blocks_row_sse2(drow[c], row, rows, c * 64, 4);
+                    break;
+                default:
+                    tilecopy_blocks_row_sse2(drow[c], row, rows, c * bsize,
+                                             bsize / 16);
+                    break;
+                }
+            }
+            return;
+        }
+    }
+#endif
+    for (c = 0; c < cols; c++) {
+        for (r = 0; r < rows; r++) {
+            memcpy(drow[c] + r * bsize, row[r] + c * bsize, bsize);
+        }
+    }
+}
+
 /* ---- writing the tile buffer out ---------------------------------------- */
 
 void tilecopy_store(uint8_t *dst, const uint8_t *src, size_t n)

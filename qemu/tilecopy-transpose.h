@@ -47,6 +47,15 @@ bool tilecopy_deinterleave(uint8_t *const *drow, const uint8_t *src,
                            size_t rows, size_t cols, unsigned es);
 
 /*
+ * drow[c][r] = row[r][c] for blocks of @bsize bytes: @rows source rows of
+ * @cols blocks into @cols destination rows of @rows blocks, each
+ * destination row written from start to end (streaming stores where the
+ * blocks are whole 16-byte units and the rows so aligned).
+ */
+void tilecopy_transpose_blocks(uint8_t *const *drow, const uint8_t *const *row,
+                               size_t rows, size_t cols, size_t bsize);
+
+/*
  * Copy a finished tile out to memory. Large blocks bypass the host caches
  * (streaming stores), as a DMA engine's writes would; tilecopy_store_fence()
  * orders them before anything the engine does next that others can see.

@@ -59,6 +59,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
 #define TC_TLB_HINTS            1024
 #define TC_PTE_CHUNK            32      /* PTEs read per bus read in a walk */
 #define TC_TILE_ROWS_MAX        1024    /* source rows of a tile */
+#define TC_SHORT_ROW            512     /* bytes: rows copied in batches */
 /*
  * The engine looks at STOP and resets before each descriptor, each tile
  * and each row, and within a row at least every TC_POLL_ELEMS elements
@@ -1107,6 +1108,124 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
     return true;
 }
 
+/*
+ * @count rows of @len bytes (short ones), @sstride and @dstride bytes
+ * apart: up to TC_TILE_ROWS_MAX rows at a time are looked up with one
+ * translation per run of pages and copied where they lie. A row that is
+ * not mapped in one piece on both sides (or faults) goes alone through
+ * tilecopy_copy_va(), which records the fault where a row-by-row copy
+ * would; the rows before it are written.
+ */
+static bool tilecopy_copy_rows(TilecopyState *s, TilecopyJob *j, uint64_t dst,
+                               uint64_t dstride, uint64_t src,
+                               uint64_t sstride, uint64_t len, uint64_t count)
+{
+    uint8_t **sp = (uint8_t **)s->tile_rows, **dp = s->tile_drows;
+    uint64_t n, got, fills0, i;
+
+    while (count) {
+        if (tilecopy_cancelled(s, j)) {
+            return false;
+        }
+        n = MIN(count, TC_TILE_ROWS_MAX);
+        fills0 = j->fills;
+        got = tilecopy_probe_rows(s, j, src, sstride, len, n, false, sp);
+        got = tilecopy_probe_rows(s, j, dst, dstride, len, got, true, dp);
+        if (j->fills - fills0 > TC_TLB_ENTRIES) {
+            got = 0;        /* the first pointers may have left the TLB */
+        }
+        for (i = 0; i < got; i++) {
+            memmove(dp[i], sp[i], len);
+        }
+        j->moved += got * len;
+        if (got < n) {
+            if (!tilecopy_copy_va(s, j, dst + got * dstride,
+                                  src + got * sstride, len)) {
+                return false;
+            }
+            got++;
+        }
+        src += got * sstride;
+        dst += got * dstride;
+        count -= got;
+    }
+    return true;
+}
+
+/*
+ * A transpose of blocks: rows of dimension 0 (@bs bytes, contiguous on
+ * both sides) continue each other along dimension @p in the source and
+ * along @q in the destination, as the 16-element rows of a matrix copied
+ * into 16 x 16 fractals (ND -> zN). Tiles of source rows along q by blocks
+ * along p are looked up (one translation per run of pages) and written
+ * straight to their destination rows; a tile not mapped in one piece on
+ * both sides goes block by block in the descriptor's order, where a fault
+ * stops it at its first byte.
+ */
+static bool tilecopy_exec_blocks(TilecopyState *s, TilecopyJob *j,
+                                 const struct drm_tilecopy_desc *d,
+                                 const TilecopyShape *sh, unsigned p,
+                                 unsigned q)
+{
+    unsigned es = d->elem_size;
+    uint64_t bs = sh->e[0] * es, sstr = sh->ss[q] * es;
+    uint64_t dstr = sh->ds[p] * es;
+    uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
+    uint64_t soff = 0, doff = 0, bq, bp, p0, q0, m, n, r, c, fills0;
+    uint32_t outer = ((1u << sh->nd) - 1) & ~1u & ~(1u << p) & ~(1u << q);
+    uint8_t **sp = (uint8_t **)s->tile_rows, **dp = s->tile_drows;
+
+    /*
+     * 64 KiB tiles at most, 64 rows a side where they lie a page or more
+     * apart (each holds a TLB entry), rows of at least a few lines.
+     */
+    bp = MAX(1, MIN(sh->e[p], MAX(256 / bs, 64 * KiB / bs /
+                                  MIN(sh->e[q], 64))));
+    bq = MAX(1, MIN(sh->e[q], 64 * KiB / bs / bp));
+    if (sstr >= TC_PAGE_SIZE) {
+        bq = MIN(bq, 64);
+    }
+    if (dstr >= TC_PAGE_SIZE) {
+        bp = MIN(bp, 64);
+    }
+    do {
+        for (q0 = 0; q0 < sh->e[q]; q0 += bq) {
+            for (p0 = 0; p0 < sh->e[p]; p0 += bp) {
+                uint64_t src = d->src + soff + q0 * sstr + p0 * bs;
+                uint64_t dst = d->dst + doff + p0 * dstr + q0 * bs;
+
+                if (tilecopy_cancelled(s, j)) {
+                    return false;
+                }
+                m = MIN(bq, sh->e[q] - q0);
+                n = MIN(bp, sh->e[p] - p0);
+                fills0 = j->fills;
+                if (tilecopy_probe_rows(s, j, src, sstr, n * bs, m, false,
+                                        sp) == m &&
+                    tilecopy_probe_rows(s, j, dst, dstr, m * bs, n, true,
+                                        dp) == n &&
+                    j->fills - fills0 <= TC_TLB_ENTRIES) {
+                    tilecopy_transpose_blocks(dp, (const uint8_t **)sp, m, n,
+                                              bs);
+                    j->moved += m * n * bs;
+                    trace_tilecopy_blocks(m, n, bs, 1);
+                    continue;
+                }
+                trace_tilecopy_blocks(m, n, bs, 0);
+                for (c = 0; c < n; c++) {
+                    for (r = 0; r < m; r++) {
+                        if (!tilecopy_copy_va(s, j, dst + c * dstr + r * bs,
+                                              src + r * sstr + c * bs, bs)) {
+                            return false;
+                        }
+                    }
+                }
+            }
+        }
+    } while (tilecopy_next(sh, outer, idx, &soff, &doff, es));
+    return true;
+}
+
 static bool tilecopy_exec_copy(TilecopyState *s, TilecopyJob *j,
                                const struct drm_tilecopy_desc *d)
 {
@@ -1118,7 +1237,35 @@ static bool tilecopy_exec_copy(TilecopyState *s, TilecopyJob *j,
 
     tilecopy_shape(d, true, &sh);
 
-    /* Both innermost strides 1: contiguous runs. */
+    /*
+     * Both innermost strides 1: contiguous runs; short ones a batch of
+     * dimension 1 at a time (a copy into 16 x 16 fractals: rows of 16).
+     */
+    if (sh.ss[0] == 1 && sh.ds[0] == 1 && sh.nd > 1 && !j->inject &&
+        sh.e[0] * es <= TC_SHORT_ROW) {
+        for (k = 1; k < sh.nd; k++) {
+            if (sh.ss[k] == sh.e[0] && p == UINT_MAX) {
+                p = k;
+            }
+            if (sh.ds[k] == sh.e[0] && q == UINT_MAX) {
+                q = k;
+            }
+        }
+        if (p != UINT_MAX && q != UINT_MAX && p != q &&
+            sh.ds[p] >= sh.e[q] * sh.e[0]) {
+            return tilecopy_exec_blocks(s, j, d, &sh, p, q);
+        }
+        p = q = UINT_MAX;
+        do {
+            if (!tilecopy_copy_rows(s, j, d->dst + doff, sh.ds[1] * es,
+                                    d->src + soff, sh.ss[1] * es,
+                                    sh.e[0] * es, sh.e[1])) {
+                return false;
+            }
+        } while (tilecopy_next(&sh, ((1u << sh.nd) - 1) & ~3u, idx, &soff,
+                               &doff, es));
+        return true;
+    }
     if (sh.ss[0] == 1 && sh.ds[0] == 1) {
         do {
             if (tilecopy_cancelled(s, j) ||

@@ -2159,6 +2159,165 @@ START_TEST(test_cross_transposes)
 END_TEST
 
 /*
+ * One COPY descriptor (@d, addresses relative to its buffers) on the engine
+ * and on the library's scalar executor, byte for byte; buffers of whole
+ * pages in order or scattered (env_buf_scattered: rows split between runs).
+ */
+static void cross_one(struct env *e, struct ring *r, struct drm_tilecopy_desc d,
+		      uint64_t sbytes, uint64_t dbytes, unsigned scat, uint64_t seq,
+		      const char *what)
+{
+	uint64_t src, dst, b;
+	uint8_t *cs = malloc(sbytes), *cd = malloc(dbytes);
+
+	src = scat ? env_buf_scattered(e, sbytes, TC_PTE_READ) :
+	      env_buf(e, sbytes, TC_PTE_READ, NULL);
+	dst = scat ? env_buf_scattered(e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
+	      env_buf(e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(e, src, sbytes, 300 + seq);
+	va_fill_random(e, dst, dbytes, 400 + seq);
+	for (b = 0; b < sbytes; b++)
+		cs[b] = *va_host(e, src + b);
+	for (b = 0; b < dbytes; b++)
+		cd[b] = *va_host(e, dst + b);
+	ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
+	d.src += src;
+	d.dst += dst;
+	assert_ok(e, run_job(e, r, &d, 1, seq), seq);
+	for (b = 0; b < dbytes; b++)
+		ck_assert_msg(*va_host(e, dst + b) == cd[b], "%s, scattered %u: byte %llu differs",
+			      what, scat, (unsigned long long)b);
+	free(cs);
+	free(cd);
+}
+
+/*
+ * Copies whose innermost rows are short and contiguous on both sides: the
+ * engine takes them in batches of rows, and where the rows continue each
+ * other along one dimension in the source and another in the destination
+ * (a matrix into 16 x 16 fractals, ND -> zN, and back), as a transpose of
+ * blocks. Block sizes of 3 to 128 bytes (streamed when whole 16-byte
+ * units), destinations aligned and not, padded rows, an outer dimension,
+ * contiguous and scattered pages; each against the scalar executor.
+ */
+START_TEST(test_cross_blocks)
+{
+	static const struct {
+		const char *what;
+		unsigned es, nd;
+		uint32_t e[4];
+		uint64_t ss[4], ds[4];
+		uint64_t doff;
+	} cases[] = {
+		/* ND (M = 96, N = 80) -> zN: n0, m0 m1 (merged), n1 */
+		{ "ND->zN f16 96x80", 2, 4, { 16, 16, 6, 5 }, { 1, 80, 16 * 80, 16 },
+		  { 1, 16, 256, 16 * 96 }, 0 },
+		{ "zN->ND f16 96x80", 2, 4, { 16, 16, 6, 5 }, { 1, 16, 256, 16 * 96 },
+		  { 1, 80, 16 * 80, 16 }, 0 },
+		{ "ND->zN u8 16x32 fractals", 1, 4, { 32, 16, 7, 3 }, { 1, 96, 16 * 96, 32 },
+		  { 1, 32, 512, 32 * 112 }, 0 },
+		{ "ND->zN f32", 4, 4, { 16, 16, 3, 9 }, { 1, 144, 16 * 144, 16 },
+		  { 1, 16, 256, 16 * 48 }, 0 },
+		{ "ND->zN f64, dst + 8", 8, 4, { 16, 16, 2, 4 }, { 1, 64, 16 * 64, 16 },
+		  { 1, 16, 256, 16 * 32 }, 8 },
+		{ "blocks of 3 bytes", 1, 3, { 3, 500, 40 }, { 1, 120, 3 }, { 1, 3, 1500 }, 0 },
+		{ "blocks of 8 bytes, dst + 4", 2, 3, { 4, 300, 70 }, { 1, 280, 4 },
+		  { 1, 4, 1200 }, 4 },
+		{ "blocks of 48, outer dim", 4, 4, { 12, 90, 33, 2 }, { 1, 396, 12, 90 * 396 },
+		  { 1, 12, 1080, 33 * 1080 }, 0 },
+		/* short rows without a block structure: batches of rows */
+		{ "rows of 32 padded", 2, 2, { 16, 3000 }, { 1, 20 }, { 1, 24 }, 0 },
+		{ "rows of 7, dst + 1", 1, 3, { 7, 1100, 3 }, { 1, 9, 9 * 1100 },
+		  { 1, 8, 8 * 1100 }, 1 },
+	};
+	struct env e;
+	struct ring r;
+	unsigned c, k, scat, seq = 0, direct = 0, bybyte = 0;
+	char *log, *p;
+
+	/* the tilecopy_blocks trace tells which way each tile went */
+	env_up_args(&e, NULL, "-trace tilecopy_blocks", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct drm_tilecopy_desc d;
+		uint64_t se = 0, de = 0;
+
+		for (k = 0; k < cases[c].nd; k++) {
+			se += (cases[c].e[k] - 1) * cases[c].ss[k];
+			de += (cases[c].e[k] - 1) * cases[c].ds[k];
+		}
+		desc_copy(&d, cases[c].es, 0, cases[c].doff, cases[c].nd, cases[c].e,
+			  cases[c].ss, cases[c].ds);
+		for (scat = 0; scat < 2; scat++)
+			cross_one(&e, &r, d, (se + 1) * cases[c].es,
+				  (de + 1) * cases[c].es + cases[c].doff, scat, ++seq,
+				  cases[c].what);
+	}
+	log = qts_log(e.q);
+	for (p = log; (p = strstr(p, "tilecopy_blocks ")); p++) {
+		unsigned long long rows, cols, bs, straight;
+
+		if (sscanf(p, "tilecopy_blocks rows %llu cols %llu bsize %llu direct %llu",
+			   &rows, &cols, &bs, &straight) == 4) {
+			direct += straight != 0;
+			bybyte += straight == 0;
+		}
+	}
+	free(log);
+	ck_assert_msg(direct && bybyte, "%u tiles straight, %u block by block", direct, bybyte);
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * ND -> zN with an unmapped destination page: the engine goes by tiles of
+ * 64 rows (m) by the 32 column blocks, each written straight or, when a
+ * destination row of it is not mapped, block by block in the descriptor's
+ * order. It stops at the page's first byte: the tiles before (m < 128) are
+ * written, and so is the part of the faulting tile before the page.
+ */
+START_TEST(test_mmu_blocks_fault)
+{
+	/* M = 256, N = 512 f16: column blocks of 256 x 16 (8 KiB, 2 pages) */
+	uint32_t ext[4] = { 16, 16, 16, 32 };
+	uint64_t ss[4] = { 1, 512, 16 * 512, 16 }, ds[4] = { 1, 16, 256, 16 * 256 };
+	uint64_t src, dst, b, bytes = 256ull * 512 * 2;
+	struct drm_tilecopy_desc d;
+	struct env e;
+	struct ring r;
+	uint8_t *cs, *cd;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, bytes, TC_PTE_READ, NULL);
+	dst = env_buf(&e, bytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, bytes, 17);
+	va_fill_random(&e, dst, bytes, 18);
+	cs = malloc(bytes);
+	cd = malloc(bytes);
+	for (b = 0; b < bytes; b++) {
+		cs[b] = *va_host(&e, src + b);
+		cd[b] = *va_host(&e, dst + b);
+	}
+	desc_copy(&d, 2, 0, 0, 4, ext, ss, ds);
+	ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
+	d.src = src;
+	d.dst = dst;
+	mmu_unmap_page(&e.mmu, dst + 5 * TC_PAGE_SIZE);
+	tc_wr(&e.d, TC_REG_MMU_INVALIDATE_ALL, 1);
+	assert_fault(&e, run_job(&e, &r, &d, 1, 1), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 0,
+		     dst + 5 * TC_PAGE_SIZE, 1);
+	for (b = 0; b < 5 * TC_PAGE_SIZE; b++)
+		if (b % 8192 < 6144 || b >= 4 * TC_PAGE_SIZE)
+			ck_assert_msg(*va_host(&e, dst + b) == cd[b], "byte %llu not written",
+				      (unsigned long long)b);
+	free(cs);
+	free(cd);
+	env_down(&e);
+}
+END_TEST
+
+/*
  * A transposing copy whose destination has an unmapped page among its
  * rows: the engine checks the tile's rows before writing it straight, so
  * it writes the rows before that page row by row, then faults at the
@@ -2436,6 +2595,7 @@ static Suite *device_suite(void)
 	ADD("/mmu/fault-perm", test_mmu_fault_perm);
 	ADD("/mmu/invalidate", test_mmu_invalidate);
 	ADD("/mmu/transpose-fault", test_mmu_transpose_fault);
+	ADD("/mmu/blocks-fault", test_mmu_blocks_fault);
 	ADD("/desc/bad", test_desc_bad);
 	ADD("/desc/op-disabled", test_desc_op_disabled);
 	ADD("/desc/fuzz", test_desc_fuzz);
@@ -2458,6 +2618,7 @@ static Suite *device_suite(void)
 	ADD("/cross/cpu-executors", test_cross_cpu);
 	ADD("/cross/validation", test_cross_validation);
 	ADD("/cross/transposes", test_cross_transposes);
+	ADD("/cross/blocks", test_cross_blocks);
 	ADD("/stress/resets", test_stress_resets);
 #undef ADD
 	return s;
