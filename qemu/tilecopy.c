@@ -1121,18 +1121,23 @@ static bool tilecopy_copy_rows(TilecopyState *s, TilecopyJob *j, uint64_t dst,
                                uint64_t sstride, uint64_t len, uint64_t count)
 {
     uint8_t **sp = (uint8_t **)s->tile_rows, **dp = s->tile_drows;
-    uint64_t n, got, fills0, i;
+    uint64_t n, got, fills0, i, batch = TC_TILE_ROWS_MAX;
 
     while (count) {
         if (tilecopy_cancelled(s, j)) {
             return false;
         }
-        n = MIN(count, TC_TILE_ROWS_MAX);
+        n = MIN(count, batch);
         fills0 = j->fills;
         got = tilecopy_probe_rows(s, j, src, sstride, len, n, false, sp);
         got = tilecopy_probe_rows(s, j, dst, dstride, len, got, true, dp);
         if (j->fills - fills0 > TC_TLB_ENTRIES) {
-            got = 0;        /* the first pointers may have left the TLB */
+            /*
+             * The first pointers may have left the TLB (rows in pages
+             * of their own): smaller batches from now on.
+             */
+            got = 0;
+            batch = MAX(1, batch / 2);
         }
         for (i = 0; i < got; i++) {
             memmove(dp[i], sp[i], len);

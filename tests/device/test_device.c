@@ -2229,6 +2229,8 @@ START_TEST(test_cross_blocks)
 		{ "rows of 32 padded", 2, 2, { 16, 3000 }, { 1, 20 }, { 1, 24 }, 0 },
 		{ "rows of 7, dst + 1", 1, 3, { 7, 1100, 3 }, { 1, 9, 9 * 1100 },
 		  { 1, 8, 8 * 1100 }, 1 },
+		/* scattered: each row in a run of its own, more than the TLB holds */
+		{ "rows of 32 a page apart", 1, 2, { 32, 700 }, { 1, 4100 }, { 1, 4096 }, 0 },
 	};
 	struct env e;
 	struct ring r;
