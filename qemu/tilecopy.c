@@ -1038,6 +1038,7 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
      */
     bool few_cols = direct && sh->e[p] <= TILECOPY_FEW_MAX &&
                     sh->ss[q] == sh->e[p];
+    bool far_both;
 
     if (sh->e[p] >= sh->e[q]) {
         /* wide tiles: long source rows */
@@ -1053,6 +1054,19 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
         if (src_far) {
             bq = MIN(bq, 64);
         }
+    }
+    /*
+     * Both sides a page or more apart (a large 2-D transpose): tiles of one
+     * direct block's source rows (one 64-byte line of each destination
+     * row) by up to 512 destination rows, so that the source rows are read
+     * in long runs. Rows far apart share TLB runs only where the mapping
+     * is contiguous: fewer destination rows while a tile's lookups
+     * overflow the TLB (below).
+     */
+    far_both = direct && src_far && dst_far && !few_cols;
+    if (far_both) {
+        bq = MIN(sh->e[q], 64 / es);
+        bp = MIN(sh->e[p], 512);
     }
     bq = MAX(1, bq);
     /*
@@ -1074,6 +1088,8 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
             for (p0 = 0; p0 < sh->e[p]; p0 += bp) {
                 uint64_t src = d->src + soff + (q0 * sh->ss[q] + p0) * es;
                 uint64_t dst = d->dst + doff + (p0 * sh->ds[p] + q0) * es;
+
+                uint64_t fills0 = j->fills;
 
                 if (tilecopy_cancelled(s, j)) {
                     return false;
@@ -1101,6 +1117,9 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                         continue;
                     }
                     return false;
+                }
+                if (far_both && bp > 64 && j->fills - fills0 > TC_TLB_ENTRIES) {
+                    bp = MAX(64, bp / 2);
                 }
             }
         }

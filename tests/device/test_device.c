@@ -2089,6 +2089,12 @@ START_TEST(test_cross_transposes)
 		/* fewer rows or columns than a block: (de-)interleaves */
 		{ 3, 2000, 0, 0, 0, 1 }, { 3, 2001, 0, 0, 4, 2 }, { 2000, 3, 0, 0, 0, 1 },
 		{ 2001, 5, 0, 0, 8, 2 }, { 7, 999, 0, 0, 24, 1 }, { 999, 2, 0, 0, 40, 1 },
+		/*
+		 * rows a page or more apart on both sides for 8-byte elements
+		 * (tiles of one line by up to 512 destination rows, fewer when
+		 * scattered pages overflow the TLB)
+		 */
+		{ 20, 300, 500, 212, 0, 1 }, { 70, 200, 450, 312, 8, 1 },
 	};
 	struct env e;
 	struct ring r;
