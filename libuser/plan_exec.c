@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "plan_internal.h"
 #include "cpu/cpu_exec.h"
+#include "cpu/pool.h"
 
 static const char *tc_op_name(unsigned int op)
 {
@@ -92,6 +93,8 @@ static tilecopy_status_t tc_backend(const char *cpu,
 {
 	int err = 0;
 
+	if (tc_pool_env_error())
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s", tc_pool_env_error());
 	*be = tc_cpu_backend_get(cpu, &err);
 	if (*be)
 		return TILECOPY_SUCCESS;
