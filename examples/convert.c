@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * convert.c - NCHW -> nChw16c on the CPU, every return value checked.
+ * convert.c - NCHW -> nChw16c on the CPU, every return value checked; the
+ * plan's descriptors printed without the uAPI header (no libdrm needed).
  * Build: cc convert.c $(pkg-config --cflags --libs tilecopy)
  */
 #include <stdio.h>
@@ -21,6 +22,8 @@ int main(void)
 	const int64_t shape[4] = { 2, 20, 3, 5 };	/* N,C,H,W: logical, always */
 	tilecopy_tensor_t *src = NULL, *dst = NULL;
 	tilecopy_plan_t *plan = NULL;
+	const struct drm_tilecopy_desc *descs;
+	size_t ndescs;
 	uint64_t src_bytes, dst_bytes;
 	float *in = NULL, *out = NULL;
 	int ret = 1;
@@ -35,6 +38,13 @@ int main(void)
 	CHECK(tilecopy_plan_create(&plan, src, dst, 0));
 	CHECK(tilecopy_plan_src_bytes(plan, &src_bytes));
 	CHECK(tilecopy_plan_dst_bytes(plan, &dst_bytes));
+	CHECK(tilecopy_plan_descs(plan, &descs, &ndescs));	/* the count */
+	for (size_t i = 0; i < ndescs; i++) {
+		char line[512];
+
+		CHECK(tilecopy_plan_desc_format(plan, i, line, sizeof(line)));
+		printf("descriptor %zu: %s\n", i, line);
+	}
 	in = malloc(src_bytes);
 	out = malloc(dst_bytes);
 	if (!in || !out)

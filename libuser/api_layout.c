@@ -14,7 +14,7 @@ tilecopy_status_t tc_layout_arg(const tilecopy_layout_t *l, const char *what)
 {
 	if (!l)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL layout", what);
-	if (l->magic != TC_MAGIC_LAYOUT)
+	if (l->magic != TC_MAGIC_LAYOUT && l->magic != TC_MAGIC_LAYOUT_BORROWED)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "%s: not a layout handle (destroyed, or another object)", what);
 	return TILECOPY_SUCCESS;
@@ -74,6 +74,12 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_clone(tilecopy_layout_t **out,
 
 TILECOPY_API void tilecopy_layout_destroy(tilecopy_layout_t *l)
 {
+	if (l && l->magic == TC_MAGIC_LAYOUT_BORROWED) {
+		/* part of a tensor (tilecopy_tensor_layout): not ours to free */
+		tc_fail(TILECOPY_ERR_INVALID_ARG,
+			"layout: borrowed from a tensor, not destroyed (destroy the tensor)");
+		return;
+	}
 	if (!l || l->magic != TC_MAGIC_LAYOUT)
 		return;
 	l->magic = 0;
@@ -213,8 +219,8 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_idx2crd(const tilecopy_layout_t *
 {
 	TC_GET(l, coord);
 	if (ncoord < l->rank)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "ncoord: %d for a rank-%d layout",
-			       ncoord, l->rank);
+		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
+			       "ncoord: %d entries for a rank-%d layout", ncoord, l->rank);
 	return tc_layout_idx2crd(l, idx, coord);
 }
 

@@ -22,12 +22,18 @@ tilecopy_status_t tc_tensor_arg(const tilecopy_tensor_t *t, const char *what)
 	return tc_tensor_check(t, what);
 }
 
-/* Check @v whole, then hand out a heap copy as a new handle. */
+/*
+ * Check @v whole, its byte size too (a tensor no buffer can hold is refused
+ * here, not at its first use), then hand out a heap copy as a new handle.
+ */
 static tilecopy_status_t tc_tensor_out(tilecopy_tensor_t **out, const tilecopy_tensor_t *v)
 {
 	tilecopy_tensor_t *t;
+	uint64_t bytes;
 	tilecopy_status_t st = tc_tensor_check(v, "tensor");
 
+	if (!st)
+		st = tc_tensor_bytes(v, &bytes);
 	if (st)
 		return st;
 	t = malloc(sizeof(*t));
@@ -35,7 +41,8 @@ static tilecopy_status_t tc_tensor_out(tilecopy_tensor_t **out, const tilecopy_t
 		return tc_fail(TILECOPY_ERR_NOMEM, "tensor: out of memory");
 	*t = *v;
 	t->magic = TC_MAGIC_TENSOR;
-	t->layout.magic = TC_MAGIC_LAYOUT;	/* lent out by tilecopy_tensor_layout */
+	/* lent out by tilecopy_tensor_layout: readable, never destroyed */
+	t->layout.magic = TC_MAGIC_LAYOUT_BORROWED;
 	*out = t;
 	return tc_ok();
 }
@@ -50,7 +57,10 @@ static tilecopy_status_t tc_check_flags(uint32_t flags, uint32_t known)
 
 /*
  * The physical order of @format for @rank dims, found from the layout it
- * gives a probe shape (modes by outer stride, largest first). The probe's
+ * gives a probe shape (modes by outer stride, largest first): the one
+ * definition tilecopy_tensor_physical_order and TILECOPY_TENSOR_SHAPE_PHYSICAL
+ * share. It does not depend on the tensor's shape, so a dim of size 1 or a
+ * single fractal block (whose strides say nothing) keeps its place. The probe's
  * dims are 64 - larger than every default block, so no outer leaf is
  * trivial and ties cannot hide the order - from the innermost dims out,
  * then 2 once the product passes 2^40 (only plain batch dims are left).
@@ -77,7 +87,7 @@ static tilecopy_status_t tc_physical_perm(const char *format, int rank,
 	}
 	if (st)
 		return st;
-	tc_tensor_physical_order(&t, order);
+	memcpy(order, t.order, sizeof(t.order[0]) * (size_t)rank);
 	return TILECOPY_SUCCESS;
 }
 
@@ -88,7 +98,7 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create(tilecopy_tensor_t **out,
 						      const char *block, uint32_t flags)
 {
 	int64_t logical[TILECOPY_MAX_RANK];
-	int order[TILECOPY_MAX_RANK];
+	int order[TILECOPY_MAX_RANK], has_order;
 	tilecopy_tensor_t v;
 	tilecopy_status_t st;
 
@@ -104,17 +114,20 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create(tilecopy_tensor_t **out,
 	if (rank < 1 || rank > TILECOPY_MAX_RANK)
 		return tc_fail(TILECOPY_ERR_SHAPE_MISMATCH, "shape: rank %d outside 1..%d",
 			       rank, TILECOPY_MAX_RANK);
+	st = tc_physical_perm(format, rank, dtype, block, order);
 	if (flags & TILECOPY_TENSOR_SHAPE_PHYSICAL) {
-		st = tc_physical_perm(format, rank, dtype, block, order);
 		if (st)
 			return st;
 		for (int k = 0; k < rank; k++)
 			logical[order[k]] = shape[k];
 		shape = logical;
 	}
+	has_order = !st;
 	st = tc_tensor_make(&v, format, shape, rank, dtype, block);
 	if (st)
 		return st;
+	if (has_order)		/* else the tensor's own, by stride */
+		memcpy(v.order, order, sizeof(order[0]) * (size_t)rank);
 	v.view = !!(flags & TILECOPY_TENSOR_VIEW);
 	return tc_tensor_out(out, &v);
 }
@@ -195,6 +208,7 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create_strided(tilecopy_tensor_t 
 	v.byte_offset = byte_offset;
 	v.view = 1;
 	snprintf(v.format, sizeof(v.format), "strided");
+	tc_tensor_stride_order(&v, v.order);
 	return tc_tensor_out(out, &v);
 }
 
@@ -233,6 +247,7 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create_layout(tilecopy_tensor_t *
 	v.dtype = dtype;
 	v.view = !!(flags & TILECOPY_TENSOR_VIEW);
 	snprintf(v.format, sizeof(v.format), "layout");
+	tc_tensor_stride_order(&v, v.order);
 	return tc_tensor_out(out, &v);
 }
 
@@ -352,7 +367,7 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_physical_order(const tilecopy_ten
 	TC_GET(t, order);
 	if (tc_count(t, count))
 		return TILECOPY_ERR_BUFFER_TOO_SMALL;
-	tc_tensor_physical_order(t, order);
+	memcpy(order, t->order, sizeof(order[0]) * (size_t)t->layout.rank);
 	return tc_ok();
 }
 

@@ -221,6 +221,7 @@ static tilecopy_status_t tc_open_path(tilecopy_device_t **out, const char *path,
 		close(fd);
 		return tc_fail(TILECOPY_ERR_NOMEM, "device: out of memory");
 	}
+	dev->magic = TC_MAGIC_DEVICE;
 	dev->fd = fd;
 	pthread_mutex_init(&dev->stage_lock, NULL);
 	snprintf(dev->info.path, sizeof(dev->info.path), "%s", path);
@@ -280,15 +281,21 @@ TILECOPY_API tilecopy_status_t tilecopy_device_open(tilecopy_device_t **dev,
 
 TILECOPY_API void tilecopy_device_close(tilecopy_device_t *dev)
 {
-	if (!dev)
+	if (!dev || tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev"))
 		return;
+	dev->magic = 0;
 	tc_stage_free(dev);
 	pthread_mutex_destroy(&dev->stage_lock);
 	close(dev->fd);
 	free(dev);
 }
 
-/* The first info->struct_size bytes of @from (the caller's version of the struct). */
+/*
+ * @from into the caller's struct of info->struct_size bytes: as much of it
+ * as both know. A caller's struct larger than this library's (a newer
+ * header) gets its extra fields zeroed, and struct_size set to what was
+ * filled, so it can tell which fields this library knew.
+ */
 static tilecopy_status_t tc_info_copy(struct tilecopy_device_info *info,
 				      const struct tilecopy_device_info *from)
 {
@@ -299,7 +306,8 @@ static tilecopy_status_t tc_info_copy(struct tilecopy_device_info *info,
 			       "info: struct_size %u, at least %zu (set it to sizeof)",
 			       n, sizeof(*info));
 	memcpy(info, from, sizeof(*info));
-	info->struct_size = n;
+	memset((char *)info + sizeof(*info), 0, n - sizeof(*info));
+	info->struct_size = (uint32_t)sizeof(*info);
 	return TILECOPY_SUCCESS;
 }
 
@@ -308,15 +316,18 @@ TILECOPY_API tilecopy_status_t tilecopy_device_query(const tilecopy_device_t *de
 {
 	tilecopy_status_t st;
 
-	if (!dev || !info)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "device: NULL argument");
+	st = tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev");
+	if (st)
+		return st;
+	if (!info)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "info: NULL");
 	st = tc_info_copy(info, &dev->info);
 	return st ? st : tc_ok();
 }
 
 TILECOPY_API int tilecopy_device_fd(const tilecopy_device_t *dev)
 {
-	return dev ? dev->fd : -1;
+	return tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev") ? -1 : dev->fd;
 }
 
 TILECOPY_API tilecopy_status_t tilecopy_device_info_get(int index,
@@ -326,8 +337,10 @@ TILECOPY_API tilecopy_status_t tilecopy_device_info_get(int index,
 	tilecopy_device_t *dev;
 	tilecopy_status_t st;
 
-	if (!info || index < 0)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %d", index);
+	if (!info)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "info: NULL");
+	if (index < 0)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %d is negative", index);
 	snprintf(spec, sizeof(spec), "%d", index);
 	if (info->struct_size < sizeof(*info))
 		return tc_info_copy(info, NULL);

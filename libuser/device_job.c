@@ -101,8 +101,10 @@ static tilecopy_status_t tc_check_ref(const char *what,
 {
 	uint64_t end;
 
-	if (!r || !r->bo)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: no buffer object", what);
+	if (!r)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", what);
+	if (tc_handle_arg(r->bo, TC_MAGIC_BO, what))
+		return TILECOPY_ERR_INVALID_ARG;
 	if (r->bo->dev != dev)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "%s: buffer object belongs to another device", what);
@@ -473,6 +475,7 @@ tilecopy_status_t tc_job_submit_slice_opts(tilecopy_job_t **out, tilecopy_device
 		tc_lists_free(lists, q);
 		return tc_fail(TILECOPY_ERR_NOMEM, "job: out of memory");
 	}
+	job->magic = TC_MAGIC_JOB;
 	job->dev = dev;
 	if (drmSyncobjCreate(dev->fd, 0, &job->syncobj)) {
 		st = tc_fail(TILECOPY_ERR_DEVICE, "job: syncobj: %s", strerror(errno));
@@ -521,10 +524,10 @@ TILECOPY_API tilecopy_status_t tilecopy_job_submit_opts(tilecopy_job_t **out,
 {
 	tilecopy_status_t st;
 
-	if (!out || !dev)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "job: NULL argument");
+	if (!out)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "job: NULL");
 	*out = NULL;
-	st = tc_plan_arg(plan);
+	st = tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev") ?: tc_plan_arg(plan);
 	if (st)
 		return st;
 	st = tc_check_ref("src", src, plan->src_bytes, dev);
@@ -634,8 +637,8 @@ TILECOPY_API tilecopy_status_t tilecopy_job_wait(tilecopy_job_t *job,
 {
 	int64_t deadline = timeout_ns < 0 ? INT64_MAX : tc_now_ns() + timeout_ns;
 
-	if (!job)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "job: NULL");
+	if (tc_handle_arg(job, TC_MAGIC_JOB, "job"))
+		return TILECOPY_ERR_INVALID_ARG;
 	/*
 	 * Wait for every part, so no part is left running, and keep the first
 	 * failure: the job's status from then on.
@@ -662,16 +665,19 @@ TILECOPY_API tilecopy_status_t tilecopy_job_wait(tilecopy_job_t *job,
 TILECOPY_API tilecopy_status_t tilecopy_job_syncobj(const tilecopy_job_t *job,
 						    uint32_t *syncobj)
 {
-	if (!job || !syncobj)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "job: NULL %s", job ? "syncobj" : "job");
+	if (tc_handle_arg(job, TC_MAGIC_JOB, "job"))
+		return TILECOPY_ERR_INVALID_ARG;
+	if (!syncobj)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "syncobj: NULL");
 	*syncobj = job->syncobj;
 	return tc_ok();
 }
 
 TILECOPY_API void tilecopy_job_destroy(tilecopy_job_t *job)
 {
-	if (!job)
+	if (!job || tc_handle_arg(job, TC_MAGIC_JOB, "job"))
 		return;
+	job->magic = 0;
 	for (int i = 0; i < job->nparts; i++) {
 		if (!job->part[i].done)
 			tc_wait_part(job, &job->part[i], INT64_MAX);

@@ -2,6 +2,7 @@
 /*
  * dlpack.c - DLPack import and export (include/tilecopy/dlpack.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,10 +104,14 @@ static void tc_dl_deleter(DLManagedTensor *m)
 static tilecopy_status_t tc_dl_logical(struct tc_dl_export *e, const tilecopy_tensor_t *t)
 {
 	tilecopy_status_t st = tilecopy_tensor_strides(t, e->strides, TILECOPY_MAX_LEAVES);
+	char why[256];
 
-	if (st == TILECOPY_ERR_UNSUPPORTED)
+	if (st == TILECOPY_ERR_UNSUPPORTED) {
+		/* a copy: the message is the buffer tc_fail writes into */
+		snprintf(why, sizeof(why), "%s", tilecopy_last_error());
 		return tc_fail(st, "%s (DLPack has one stride per dim; TILECOPY_DLPACK_PHYSICAL exports the blocked layout)",
-			       tilecopy_last_error());
+			       why);
+	}
 	if (st)
 		return st;
 	memcpy(e->shape, t->extent, sizeof(e->shape[0]) * (size_t)t->layout.rank);

@@ -67,7 +67,7 @@ TILECOPY_API tilecopy_status_t tilecopy_dtype_parse(tilecopy_dtype_t *dt,
 			return tc_ok();
 		}
 	}
-	return tc_fail(TILECOPY_ERR_INVALID_ARG,
+	return tc_fail(TILECOPY_ERR_PARSE,
 		       "dtype: unknown element type '%s' (u8, i8, f16, bf16, i16, f32, i32, f64, i64 or int8, float16, ...)",
 		       name);
 }

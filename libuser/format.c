@@ -9,6 +9,7 @@
  * nChw16c is the mode (16, C1):(1, H*W*16).
  */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +41,13 @@ static tilecopy_status_t tc_make_strided(tilecopy_tensor_t *t, const char *list,
 
 	while (*p) {
 		char *end;
-		long long v = strtoll(p, &end, 10);
+		long long v;
 
-		if (end == p || v < 0)
+		errno = 0;
+		v = strtoll(p, &end, 10);
+		if (end == p || v < 0 || errno == ERANGE)
 			return tc_fail(TILECOPY_ERR_PARSE,
-				       "format: strided: stride %d '%s' is not a number >= 0",
+				       "format: strided: stride %d '%s' is not a number in 0..2^63-1",
 				       n, p);
 		if (n >= TILECOPY_MAX_RANK)
 			return tc_fail(TILECOPY_ERR_PARSE,
@@ -132,44 +135,79 @@ tilecopy_status_t tc_tensor_make(tilecopy_tensor_t *out, const char *format,
 	if (s)
 		return s;
 	snprintf(t.format, sizeof(t.format), "%s", format);
+	tc_tensor_stride_order(&t, t.order);
 	*out = t;
 	return tc_ok();
 }
 
+/*
+ * One dimension of a shape text at *p: digits, 1..2^63-1. Advances *p
+ * past the digits; *v gets the value.
+ */
+static tilecopy_status_t tc_shape_dim(const char **p, const char *text, int n, int64_t *v)
+{
+	char *end;
+	long long x;
+
+	if (!isdigit((unsigned char)**p))
+		return tc_fail(TILECOPY_ERR_PARSE,
+			       "shape: '%s' is not like 8x12 or 32,64,56,56", text);
+	errno = 0;
+	x = strtoll(*p, &end, 10);
+	if (x < 1 || errno == ERANGE)
+		return tc_fail(TILECOPY_ERR_PARSE,
+			       "shape: dimension %d of '%s' is not in 1..2^63-1", n, text);
+	*p = end;
+	*v = x;
+	return TILECOPY_SUCCESS;
+}
+
+/*
+ * Strict: dimensions separated by one kind of separator throughout, 'x'
+ * (or 'X') or ','; no empty dimension, no sign, no space. The text is read
+ * whole before anything is written: a refused text leaves @shape alone.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_shape_parse(int64_t *shape, int *rank,
 						    int max, const char *text)
 {
-	const char *p = text;
+	char sep = 0;
 	int n = 0;
+	tilecopy_status_t st;
 
 	if (!shape || !rank || !text)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "shape: NULL argument");
-	while (*p) {
-		char *end;
-		long long v;
+	if (max < 1)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "max: %d is not >= 1", max);
+	for (int pass = 0; pass < 2; pass++) {
+		const char *p = text;
 
-		if (!isdigit((unsigned char)*p))
-			return tc_fail(TILECOPY_ERR_PARSE,
-				       "shape: '%s' is not like 8x12 or 32,64,56,56",
-				       text);
-		v = strtoll(p, &end, 10);
-		if (v < 1 || v == LLONG_MAX)
-			return tc_fail(TILECOPY_ERR_PARSE,
-				       "shape: dimension %d of '%s' is not in 1..2^63-1",
-				       n, text);
-		if (n >= max)
-			return tc_fail(TILECOPY_ERR_PARSE,
-				       "shape: more than %d dimensions", max);
-		shape[n++] = v;
-		p = end;
-		if ((*p == 'x' || *p == ',' || *p == 'X') && p[1])
+		for (n = 0; *p; n++) {
+			int64_t v = 0;
+			char c;
+
+			st = tc_shape_dim(&p, text, n, &v);
+			if (st)
+				return st;
+			if (pass)
+				shape[n] = v;
+			if (!*p)
+				continue;
+			c = *p == 'X' ? 'x' : *p;
+			if ((c != 'x' && c != ',') || !p[1])
+				return tc_fail(TILECOPY_ERR_PARSE,
+					       "shape: unexpected '%c' at the end of '%s'", *p, text);
+			if (sep && c != sep)
+				return tc_fail(TILECOPY_ERR_PARSE,
+					       "shape: '%s' mixes separators 'x' and ','", text);
+			sep = c;
 			p++;
-		else if (*p)
-			return tc_fail(TILECOPY_ERR_PARSE,
-				       "shape: unexpected '%c' at the end of '%s'", *p, text);
+		}
+		if (!n)
+			return tc_fail(TILECOPY_ERR_PARSE, "shape: empty");
+		if (n > max)
+			return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
+				       "max: '%s' has %d dimensions, more than %d", text, n, max);
 	}
-	if (!n)
-		return tc_fail(TILECOPY_ERR_PARSE, "shape: empty");
 	*rank = n;
 	return tc_ok();
 }

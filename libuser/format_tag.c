@@ -63,7 +63,8 @@ static const struct tc_format_alias tc_aliases[] = {
 	{ "CHWN4",	 "Chwn4c",	NULL,	 0 },
 	/* CANN: [N, C1, H, W, C0] */
 	{ "NC1HWC0",	 "nChw$1c",	"C0",	 0 },
-	/* matrices (batch..., rows, cols): CUTLASS's names, CANN's ND */
+	/* matrices (batch..., rows, cols): CUTLASS's names, CANN's ND; a
+	 * vector (rank 1) is its one dim in any of them */
 	{ "RowMajor",	 "*ab",		NULL,	 1 },
 	{ "ND",		 "*ab",		NULL,	 0 },
 	{ "ColumnMajor", "*ba",		NULL,	 1 },
@@ -520,6 +521,9 @@ tilecopy_status_t tc_format_named(tilecopy_layout_t *l, const char *name,
 				     sizeof(text));
 		if (st)
 			return st;
+		/* a plain matrix alias (*ab, *ba) takes a vector: its one dim */
+		if (rank == 1 && text[0] == '*' && strlen(text) == 3)
+			return tc_format_tag(l, name, "a", ext, rank);
 		return tc_format_tag(l, name, text, ext, rank);
 	}
 	if (block)

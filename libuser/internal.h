@@ -26,6 +26,8 @@
 
 /* Tags at the start of every handle: a wrong or freed handle is refused. */
 #define TC_MAGIC_LAYOUT	0x544c4179u	/* "yALT" */
+/* a tensor's own layout, lent out by tilecopy_tensor_layout: never freed */
+#define TC_MAGIC_LAYOUT_BORROWED 0x424c4179u
 #define TC_MAGIC_TENSOR	0x54544e53u
 #define TC_MAGIC_PLAN	0x54504c4eu
 
@@ -50,11 +52,14 @@ struct tilecopy_layout {
  * struct tilecopy_tensor - @extent[m] is the logical size of top-level mode
  * m (<= the mode's size; the rest is padding). @byte_offset: where
  * element 0 is. @view: never write between the elements (strided/DLPack).
+ * @order: the physical order, order[k] the logical mode k-th outermost:
+ * a format's own (tc_physical_perm, whatever the shape), else by stride.
  */
 struct tilecopy_tensor {
 	uint32_t magic;
 	struct tilecopy_layout layout;
 	int64_t extent[TILECOPY_MAX_RANK];
+	int order[TILECOPY_MAX_RANK];
 	tilecopy_dtype_t dtype;
 	char format[48];		/* canonical format name, for messages */
 	uint64_t byte_offset;
@@ -116,6 +121,14 @@ tilecopy_status_t tc_layout_idx2crd(const tilecopy_layout_t *l, int64_t idx,
 tilecopy_status_t tc_layout_coalesce(tilecopy_layout_t *out, const tilecopy_layout_t *l);
 tilecopy_status_t tc_layout_composition(tilecopy_layout_t *out, const tilecopy_layout_t *a,
 					const tilecopy_layout_t *b);
+/*
+ * tc_layout_compose_search - a o b from its values (layout_search.c), for
+ * b of at most TC_COMPOSE_SEARCH_MAX elements; TILECOPY_ERR_INVALID_ARG
+ * (no message) when no layout with b's modes gives them.
+ */
+#define TC_COMPOSE_SEARCH_MAX	(1 << 16)
+tilecopy_status_t tc_layout_compose_search(tilecopy_layout_t *out, const tilecopy_layout_t *a,
+					   const tilecopy_layout_t *b);
 tilecopy_status_t tc_layout_complement(tilecopy_layout_t *out, const tilecopy_layout_t *a,
 				       int64_t cotarget);
 tilecopy_status_t tc_layout_right_inverse(tilecopy_layout_t *out,
@@ -141,8 +154,11 @@ int tc_tensor_has_overlap(const tilecopy_tensor_t *t);
 int tc_tensor_is_contiguous_in(const tilecopy_tensor_t *t, const char *format);
 /* tc_tensor_check - rank, leaves, extents and dtype of a tensor are sane. */
 tilecopy_status_t tc_tensor_check(const tilecopy_tensor_t *t, const char *what);
-/* tc_tensor_physical_order - order[k]: logical mode k-th outermost. */
-void tc_tensor_physical_order(const tilecopy_tensor_t *t, int *order);
+/*
+ * tc_tensor_stride_order - order[k]: the logical mode k-th outermost by the
+ * stride of its outermost leaf, largest first, ties in logical order.
+ */
+void tc_tensor_stride_order(const tilecopy_tensor_t *t, int *order);
 
 struct tilecopy_plan;
 tilecopy_status_t tc_plan_create(struct tilecopy_plan **plan, const tilecopy_tensor_t *src,

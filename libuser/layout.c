@@ -9,6 +9,7 @@
  * is what CuTe's recursive idx2crd gives for any nesting.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,13 +101,28 @@ tilecopy_status_t tc_layout_append_mode(tilecopy_layout_t *l, int n,
 	return tc_layout_rebuild(l, counts);
 }
 
+/* CuTe's default strides: compact, column-major (first leaf fastest). */
+static tilecopy_status_t tc_compact_strides(tilecopy_layout_t *l)
+{
+	int64_t s = 1;
+
+	for (int i = 0; i < l->nleaves; i++) {
+		l->stride[i] = s;
+		/* Found by fuzzing: a wrapped product gave negative strides. */
+		if (i + 1 < l->nleaves && tc_mul_ovf(s, l->shape[i], &s))
+			return tc_fail(TILECOPY_ERR_OVERFLOW,
+				       "layout: stride of leaf %d overflows 64 bits", i + 1);
+	}
+	return TILECOPY_SUCCESS;
+}
+
 tilecopy_status_t tc_layout_make(tilecopy_layout_t *out,
 						    int rank,
 						    const int64_t *shape,
 						    const int64_t *stride)
 {
-	if (!out || !shape || !stride)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "layout: NULL argument");
+	if (!out || !shape)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "layout: NULL %s", out ? "shape" : "out");
 	if (rank < 1 || rank > TILECOPY_MAX_RANK)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "rank: %d outside 1..%d", rank, TILECOPY_MAX_RANK);
@@ -115,13 +131,14 @@ tilecopy_status_t tc_layout_make(tilecopy_layout_t *out,
 			return tc_fail(TILECOPY_ERR_INVALID_ARG,
 				       "shape[%d]: %lld is not >= 1", i,
 				       (long long)shape[i]);
-		if (stride[i] < 0)
-			return tc_fail(TILECOPY_ERR_INVALID_ARG,
-				       "stride[%d]: %lld is negative", i,
-				       (long long)stride[i]);
+		if (stride && stride[i] < 0)
+			return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+				       "stride[%d]: %lld is negative; memory is addressed forward from the first element",
+				       i, (long long)stride[i]);
 	}
-	tc_layout_init_flat(out, rank, shape, stride);
-	return tc_ok();
+	tc_layout_init_flat(out, rank, shape, stride ? stride : shape);
+	/* no strides: CuTe's default, compact column-major (as "(4,6)") */
+	return stride ? tc_ok() : tc_compact_strides(out) ?: tc_ok();
 }
 
 /* ---- CuTe notation ------------------------------------------------------- */
@@ -153,20 +170,34 @@ static tilecopy_status_t tc_parse_emit(struct tc_parser *p, char c)
 
 static tilecopy_status_t tc_parse_int(struct tc_parser *p)
 {
+	int col;
 	char *end;
 	long long v;
 
 	tc_skip_ws(p);
 	if (*p->s == '_')	/* CuTe's static integers print as _4 */
 		p->s++;
+	col = (int)(p->s - p->start) + 1;
+	/*
+	 * CuTe allows negative strides; a tilecopy layout addresses memory
+	 * from its first byte forward (the engine walks forward), so they are
+	 * refused by name rather than as a syntax error.
+	 */
+	if (*p->s == '-' && isdigit((unsigned char)p->s[1]))
+		return tc_fail(!strcmp(p->what, "stride") ? TILECOPY_ERR_UNSUPPORTED :
+			       TILECOPY_ERR_PARSE,
+			       "layout: %s at column %d is negative: %s", p->what, col,
+			       !strcmp(p->what, "stride") ?
+			       "negative strides are not supported (memory is addressed forward from the first element)" :
+			       "a shape is >= 1");
 	if (!isdigit((unsigned char)*p->s))
 		return tc_fail(TILECOPY_ERR_PARSE,
-			       "layout: %s: expected a number at column %d",
-			       p->what, (int)(p->s - p->start) + 1);
+			       "layout: %s: expected a number at column %d", p->what, col);
+	errno = 0;
 	v = strtoll(p->s, &end, 10);
-	if (v == LLONG_MAX)
-		return tc_fail(TILECOPY_ERR_OVERFLOW, "layout: %s: number too large",
-			       p->what);
+	if (errno == ERANGE)
+		return tc_fail(TILECOPY_ERR_OVERFLOW,
+			       "layout: %s at column %d: number above 2^63-1", p->what, col);
 	if (p->nval >= TILECOPY_MAX_LEAVES)
 		return tc_fail(TILECOPY_ERR_PARSE, "layout: more than %d leaves",
 			       TILECOPY_MAX_LEAVES);
@@ -237,20 +268,6 @@ static tilecopy_status_t tc_layout_index_modes(tilecopy_layout_t *l)
 			leaf++;
 	}
 	l->mode[l->rank] = leaf;
-	return TILECOPY_SUCCESS;
-}
-
-static tilecopy_status_t tc_compact_strides(tilecopy_layout_t *l)
-{
-	int64_t s = 1;
-
-	for (int i = 0; i < l->nleaves; i++) {
-		l->stride[i] = s;
-		/* Found by fuzzing: a wrapped product gave negative strides. */
-		if (i + 1 < l->nleaves && tc_mul_ovf(s, l->shape[i], &s))
-			return tc_fail(TILECOPY_ERR_OVERFLOW,
-				       "layout: stride of leaf %d overflows 64 bits", i + 1);
-	}
 	return TILECOPY_SUCCESS;
 }
 
@@ -333,8 +350,8 @@ tilecopy_status_t tc_layout_print(const tilecopy_layout_t *l, char *buf, size_t 
 	char full[2048];
 	size_t n = 0;
 
-	if (!l || !buf || !size)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "layout: NULL argument");
+	if (!l || (!buf && size))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", l ? "buf" : "layout");
 	full[0] = '\0';
 	if (tc_print_tuple(l, l->shape, full, sizeof(full) - 1, &n))
 		return tc_fail(TILECOPY_ERR_OVERFLOW, "layout: text longer than %zu", sizeof(full));
@@ -342,7 +359,8 @@ tilecopy_status_t tc_layout_print(const tilecopy_layout_t *l, char *buf, size_t 
 	full[n] = '\0';
 	if (tc_print_tuple(l, l->stride, full, sizeof(full), &n))
 		return tc_fail(TILECOPY_ERR_OVERFLOW, "layout: text longer than %zu", sizeof(full));
-	snprintf(buf, size, "%s", full);
+	if (size)
+		snprintf(buf, size, "%s", full);
 	if (n + 1 > size)
 		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
 			       "buf: %zu bytes are too few for the layout, it needs %zu",

@@ -19,6 +19,9 @@ LIB_VERSION := $(shell sed -n 's/^\#define TILECOPY_VERSION_\(MAJOR\|MINOR\|PATC
 	include/tilecopy/tilecopy.h | paste -sd.)
 # The SONAME changes with every ABI break (1: opaque handles, status getters).
 LIB_SOVERSION := $(firstword $(subst ., ,$(LIB_VERSION)))
+# The private interface between the two libraries (libuser/plan_internal.h).
+LIB_PRIVATE_ABI := $(shell sed -n 's/^\#define TC_PRIVATE_ABI[[:space:]]*\([0-9]*\).*/\1/p' \
+	libuser/plan_internal.h)
 
 LIB_SO      := $(BUILD)/lib/libtilecopy.so
 LIB_SONAME  := libtilecopy.so.$(LIB_SOVERSION)
@@ -63,9 +66,9 @@ $(BUILD)/obj/libuser/%.o: libuser/%.c | $(TC_GEN_INCLUDES)
 
 -include $(LIB_OBJS:.o=.d) $(DEV_OBJS:.o=.d)
 
-$(LIB_MAP): libuser/tilecopy.map.in include/tilecopy/tilecopy.h
+$(LIB_MAP): libuser/tilecopy.map.in include/tilecopy/tilecopy.h libuser/plan_internal.h
 	@mkdir -p $(dir $@)
-	sed 's|@VERSION@|$(LIB_VERSION)|' $< > $@
+	sed -e 's|@VERSION@|$(LIB_VERSION)|' -e 's|@PRIVATE_ABI@|$(LIB_PRIVATE_ABI)|' $< > $@
 
 $(LIB_SO): $(LIB_OBJS) $(LIB_MAP)
 	@mkdir -p $(dir $@)

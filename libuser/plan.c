@@ -205,6 +205,71 @@ static int64_t tc_mode_offset(const tilecopy_layout_t *l, int m, int64_t c)
 	return off;
 }
 
+/* Size of mode m's leaves below its top one: its period. */
+static int64_t tc_mode_period(const tilecopy_layout_t *l, int m)
+{
+	int64_t p = 1;
+
+	for (int i = l->mode[m]; i < l->mode[m + 1] - 1; i++)
+		if (tc_mul_ovf(p, l->shape[i], &p))
+			return -1;
+	return p;
+}
+
+static int64_t tc_gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * No product form: src and dst split mode m into blocks that do not nest
+ * (zN 3x5 -> zN 5x3). Both are periodic all the same: with P a common
+ * multiple of the sizes below their top leaves, c + q*P moves the top
+ * leaves only, by P/period steps each. So each c0 in [lo, lo + P) starts a
+ * box over q of its own: P boxes, not one per coordinate (15 for 3 vs 5
+ * rather than 1000 for 1000 rows). When P is not below the extent, one box
+ * per coordinate is no more.
+ */
+static tilecopy_status_t tc_mode_boxes_periodic(struct tc_boxes *out,
+						const tilecopy_layout_t *s,
+						const tilecopy_layout_t *d, int m,
+						int64_t lo, int64_t hi)
+{
+	int64_t pd = tc_mode_period(d, m), ps = s ? tc_mode_period(s, m) : pd, p = -1;
+	int64_t ts = s ? s->stride[s->mode[m + 1] - 1] : 0, td = d->stride[d->mode[m + 1] - 1];
+
+	if (ps > 0 && pd > 0 && tc_mul_ovf(ps / tc_gcd(ps, pd), pd, &p))
+		p = -1;
+	if (p < 1 || p >= hi - lo)
+		p = hi - lo;		/* one box per coordinate */
+	if (p > TC_FALLBACK_MAX)
+		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+			       "plan: mode %d: src and dst split it into blocks that do not nest, repeating every %lld > %d coordinates",
+			       m, (long long)p, TC_FALLBACK_MAX);
+	for (int64_t c = lo; c < lo + p; c++) {
+		struct tc_box b = { .n = 1 };
+		tilecopy_status_t st;
+
+		b.soff = s ? tc_mode_offset(s, m, c) : 0;
+		b.doff = tc_mode_offset(d, m, c);
+		b.dim[0].ext = tc_ceil_div(hi - c, p);
+		b.dim[0].ss = p / ps * ts;
+		b.dim[0].ds = p / pd * td;
+		if (b.dim[0].ext == 1)
+			b.n = 0;	/* a single coordinate: no dim */
+		st = tc_boxes_add(out, &b);
+		if (st)
+			return st;
+	}
+	return TILECOPY_SUCCESS;
+}
+
 /* Boxes covering coordinates [lo, hi) of mode m. */
 static tilecopy_status_t tc_mode_boxes(struct tc_boxes *out,
 				       const tilecopy_layout_t *s,
@@ -215,23 +280,7 @@ static tilecopy_status_t tc_mode_boxes(struct tc_boxes *out,
 
 	if (tc_refine(&x, s, d, m, hi))
 		return tc_decompose(out, &x, x.k - 1, lo, hi, 0, 0);
-	/* No product form: one box per coordinate. Rare (CuTe layouts with
-	 * coprime splits); bounded so it cannot explode. */
-	if (hi - lo > TC_FALLBACK_MAX)
-		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
-			       "plan: mode %d: src and dst split it incompatibly and it has %lld > %d coordinates",
-			       m, (long long)(hi - lo), TC_FALLBACK_MAX);
-	for (int64_t c = lo; c < hi; c++) {
-		struct tc_box b = { .n = 0 };
-		tilecopy_status_t st;
-
-		b.soff = s ? tc_mode_offset(s, m, c) : 0;
-		b.doff = tc_mode_offset(d, m, c);
-		st = tc_boxes_add(out, &b);
-		if (st)
-			return st;
-	}
-	return TILECOPY_SUCCESS;
+	return tc_mode_boxes_periodic(out, s, d, m, lo, hi);
 }
 
 /* ---- descriptor emission --------------------------------------------------- */
@@ -653,6 +702,45 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "count: NULL");
 	*descs = plan->descs;
 	*count = plan->n;
+	return tc_ok();
+}
+
+/* struct tilecopy_desc (tilecopy.h) is the uAPI descriptor in plain C types. */
+_Static_assert(TILECOPY_DESC_MAX_DIMS == DRM_TILECOPY_MAX_DIMS &&
+	       TILECOPY_DESC_COPY == DRM_TILECOPY_OP_COPY &&
+	       TILECOPY_DESC_FILL == DRM_TILECOPY_OP_FILL &&
+	       TILECOPY_DESC_WRITE64 == DRM_TILECOPY_OP_WRITE64,
+	       "struct tilecopy_desc and struct drm_tilecopy_desc disagree");
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_desc(const tilecopy_plan_t *plan, size_t index,
+						  struct tilecopy_desc *desc)
+{
+	const struct drm_tilecopy_desc *d;
+	uint32_t n;
+
+	TC_GET(plan, desc);
+	if (index >= plan->n)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %zu, the plan has %zu descriptors",
+			       index, plan->n);
+	n = desc->struct_size;
+	if (n < sizeof(*desc))	/* 1.1 is the first version: all its fields */
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "desc: struct_size %u, at least %zu (set it to sizeof)",
+			       n, sizeof(*desc));
+	d = &plan->descs[index];
+	memset(desc, 0, n);
+	desc->struct_size = (uint32_t)sizeof(*desc);
+	desc->op = d->op;
+	desc->elem_size = d->elem_size;
+	desc->ndims = d->ndims;
+	desc->src = d->src;
+	desc->dst = d->dst;
+	desc->value = d->value;
+	for (int k = 0; k < TILECOPY_DESC_MAX_DIMS; k++) {
+		desc->extent[k] = d->extent[k];
+		desc->src_stride[k] = d->src_stride[k];
+		desc->dst_stride[k] = d->dst_stride[k];
+	}
 	return tc_ok();
 }
 

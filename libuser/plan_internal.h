@@ -9,6 +9,16 @@
 #include "tilecopy_accel.h"
 #include "internal.h"
 
+/*
+ * TC_PRIVATE_ABI - the interface the device library takes from the core:
+ * the TC_PRIVATE functions (internal.h, here) and struct tilecopy_plan,
+ * whose fields it reads. Bump it with any change to either: it names the
+ * symbol node of those functions (libuser/tilecopy.map.in), so a device
+ * library never loads against a core it does not fit, and always against
+ * one it does, whatever their release numbers.
+ */
+#define TC_PRIVATE_ABI	1
+
 struct tilecopy_plan {
 	uint32_t magic;			/* TC_MAGIC_PLAN */
 	struct drm_tilecopy_desc *descs;

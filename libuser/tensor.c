@@ -21,16 +21,18 @@ static int64_t tc_logical_count(const tilecopy_tensor_t *t)
 	return n;
 }
 
+/* Unsigned: a buffer of 2^63 bytes or more is a size, if an unlikely one. */
 tilecopy_status_t tc_tensor_bytes(const tilecopy_tensor_t *t, uint64_t *bytes)
 {
-	int64_t c, b;
+	int64_t c = tc_layout_cosize(&t->layout);
+	uint64_t b;
 
-	c = tc_layout_cosize(&t->layout);
-	if (c < 0 || tc_mul_ovf(c, (int64_t)tc_dtype_size(t->dtype), &b) ||
-	    (uint64_t)b > UINT64_MAX - t->byte_offset)
+	if (c < 0 || __builtin_mul_overflow((uint64_t)c, (uint64_t)tc_dtype_size(t->dtype), &b) ||
+	    __builtin_add_overflow(b, t->byte_offset, &b))
 		return tc_fail(TILECOPY_ERR_OVERFLOW,
-			       "tensor: physical size overflows 64 bits");
-	*bytes = (uint64_t)b + t->byte_offset;
+			       "tensor: byte offset %llu plus the physical size overflows 64 bits",
+			       (unsigned long long)t->byte_offset);
+	*bytes = b;
 	return TILECOPY_SUCCESS;
 }
 
@@ -209,6 +211,13 @@ tilecopy_status_t tc_tensor_check(const tilecopy_tensor_t *t, const char *what)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "%s: byte offset %llu is not a multiple of the element size %zu",
 			       what, (unsigned long long)t->byte_offset, tc_dtype_size(t->dtype));
+	for (int k = 0, seen = 0; k < t->layout.rank; k++) {
+		if (t->order[k] < 0 || t->order[k] >= t->layout.rank ||
+		    (seen & (1 << t->order[k])))
+			return tc_fail(TILECOPY_ERR_INVALID_ARG,
+				       "%s: physical order is not a permutation of its dims", what);
+		seen |= 1 << t->order[k];
+	}
 	return TILECOPY_SUCCESS;
 }
 
@@ -218,7 +227,7 @@ static int64_t tc_outer_stride(const tilecopy_layout_t *l, int m)
 	return l->stride[l->mode[m + 1] - 1];
 }
 
-void tc_tensor_physical_order(const tilecopy_tensor_t *t, int *order)
+void tc_tensor_stride_order(const tilecopy_tensor_t *t, int *order)
 {
 	const tilecopy_layout_t *l = &t->layout;
 	int n = l->rank;

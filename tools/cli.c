@@ -62,20 +62,31 @@ static int *cli_flag(struct cli_opts *o, const char *a)
 	return NULL;
 }
 
+/*
+ * Options anywhere; "--" ends them (a file named "-v" after it is a file).
+ * An option given twice is refused rather than the last one quietly
+ * winning (--to-block 4x4 ... --to-block 16x16).
+ */
 int cli_parse(int argc, char **argv, struct cli_opts *o)
 {
+	int opts = 1;
+
 	memset(o, 0, sizeof(*o));
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		const char **slot;
 		const char *eq;
-		int *flag = cli_flag(o, a);
+		int *flag = opts ? cli_flag(o, a) : NULL;
 
+		if (opts && !strcmp(a, "--")) {
+			opts = 0;
+			continue;
+		}
 		if (flag) {
 			*flag = 1;
 			continue;
 		}
-		if (a[0] == '-' && a[1]) {	/* "-" alone is stdin/stdout */
+		if (opts && a[0] == '-' && a[1]) {	/* "-" alone is stdin/stdout */
 			char name[32];
 
 			eq = strchr(a, '=');
@@ -84,6 +95,10 @@ int cli_parse(int argc, char **argv, struct cli_opts *o)
 			slot = cli_slot(o, name);
 			if (!slot) {
 				fprintf(stderr, "tilecopy: unknown option '%s' (see --help)\n", name);
+				return -1;
+			}
+			if (*slot) {
+				fprintf(stderr, "tilecopy: option %s given twice\n", name);
 				return -1;
 			}
 			if (eq) {
@@ -131,25 +146,51 @@ tilecopy_tensor_t *cli_tensor(const struct cli_opts *o, const char *fmt,
 	return t;
 }
 
-/* The format takes a block override: a valid probe block is accepted. */
-static int cli_takes_block(const struct cli_opts *o, const char *fmt, const char *dtype)
+/* The format (of that shape and dtype) takes @block as its block override. */
+static int cli_takes_block(const struct cli_opts *o, const char *fmt, const char *dtype,
+			   const char *block)
 {
-	static const char *const probes[] = { "1x1", "1" };
 	int64_t shape[TILECOPY_MAX_RANK];
+	tilecopy_tensor_t *t;
 	tilecopy_dtype_t dt;
 	int rank;
 
 	if (tilecopy_shape_parse(shape, &rank, TILECOPY_MAX_RANK, o->shape) ||
-	    tilecopy_dtype_parse(&dt, dtype ? dtype : o->dtype ? o->dtype : "f32"))
+	    tilecopy_dtype_parse(&dt, dtype ? dtype : o->dtype ? o->dtype : "f32") ||
+	    tilecopy_tensor_create(&t, fmt, shape, rank, dt, block,
+				   o->physical ? TILECOPY_TENSOR_SHAPE_PHYSICAL : 0))
 		return 0;
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-		tilecopy_tensor_t *t;
+	tilecopy_tensor_destroy(t);
+	return 1;
+}
 
-		if (!tilecopy_tensor_create(&t, fmt, shape, rank, dt, probes[i], 0)) {
-			tilecopy_tensor_destroy(t);
-			return 1;
-		}
+/*
+ * --block goes to the one side whose format takes that block (NC1HWC0 ->
+ * zN --block 4: NC1HWC0's C0); a block both take (zN -> nZ) is ambiguous,
+ * one neither takes an error. --from-block/--to-block name the side.
+ */
+static int cli_block_side(const struct cli_opts *o, const char **fb, const char **tb)
+{
+	int s, d;
+
+	if (!o->block)
+		return 0;
+	s = !*fb && cli_takes_block(o, o->from, o->from_dtype, o->block);
+	d = !*tb && cli_takes_block(o, o->to, o->to_dtype, o->block);
+	if (s && d) {
+		fprintf(stderr, "tilecopy: --block %s: both %s and %s take it; say which with --from-block or --to-block\n",
+			o->block, o->from, o->to);
+		return -1;
 	}
+	if (!s && !d) {
+		fprintf(stderr, "tilecopy: --block %s: neither %s nor %s takes it (fractal formats take RxC, NC1HWC0 takes C0)\n",
+			o->block, o->from, o->to);
+		return -1;
+	}
+	if (s)
+		*fb = o->block;
+	else
+		*tb = o->block;
 	return 0;
 }
 
@@ -164,20 +205,8 @@ int cli_plan(const struct cli_opts *o, tilecopy_plan_t **plan)
 		fprintf(stderr, "tilecopy: --shape is required (e.g. --shape 8x12)\n");
 		return -1;
 	}
-	if (o->block) {
-		int s = cli_takes_block(o, o->from, o->from_dtype);
-		int d = cli_takes_block(o, o->to, o->to_dtype);
-
-		if (!s && !d) {
-			fprintf(stderr, "tilecopy: --block: neither %s nor %s takes a block (fractal formats take RxC, NC1HWC0 takes C0)\n",
-				o->from, o->to);
-			return -1;
-		}
-		if (s && !fb)
-			fb = o->block;
-		if (d && !tb)
-			tb = o->block;
-	}
+	if (cli_block_side(o, &fb, &tb))
+		return -1;
 	src = cli_tensor(o, o->from, o->from_dtype, fb);
 	if (src && o->physical) {
 		/* the shape is in --from's order: --to gets the logical one */

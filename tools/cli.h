@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "tilecopy/tilecopy.h"
+#include "tilecopy/device.h"
 
 struct cli_opts {
 	const char *shape;
@@ -47,6 +48,33 @@ void cli_draw(const tilecopy_tensor_t *t, FILE *out);
 
 /* cmd_convert's output, careful with what OUT already is (cli_out.c). */
 int cli_write_output(const char *path, const void *buf, size_t size);
+
+/* The device library's calls the command line uses (cli_device.c). */
+struct cli_device {
+	tilecopy_status_t (*device_count)(int *count);
+	tilecopy_status_t (*device_info_get)(int index, struct tilecopy_device_info *info);
+	tilecopy_status_t (*device_open)(tilecopy_device_t **dev, const char *spec);
+	void (*device_close)(tilecopy_device_t *dev);
+	tilecopy_status_t (*device_query)(const tilecopy_device_t *dev,
+					  struct tilecopy_device_info *info);
+	tilecopy_status_t (*convert)(tilecopy_device_t *dev, const tilecopy_plan_t *plan,
+				     const void *src, size_t src_size, void *dst,
+				     size_t dst_size, int *used_device);
+	tilecopy_status_t (*convert_multi)(tilecopy_device_t *const *devs, int ndev,
+					   const tilecopy_plan_t *plan, const void *src,
+					   size_t src_size, void *dst, size_t dst_size,
+					   int *used_devices);
+	tilecopy_status_t (*device_threshold)(uint64_t *bytes);
+};
+
+/*
+ * The device library, loaded on first use; NULL when there is none, with
+ * *why saying why (not installed, no device backend in this build).
+ */
+const struct cli_device *cli_device(const char **why);
+
+/* argv[0] of the command line (tilecopy.c), for finding tilecopy-bench. */
+extern const char *cli_progname;
 
 int cmd_layout(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -4,9 +4,10 @@
  * "-" for standard input / output.
  *
  * IN must hold exactly the source's physical size (--allow-larger-input
- * takes its first bytes). OUT gets exactly the destination's physical size,
- * padding zeroed; how OUT is written: cli_out.c. Every check runs before
- * OUT is touched.
+ * takes its first bytes); a stream is read no further than that size and
+ * one byte, so /dev/zero or an endless pipe is refused, not swallowed. OUT
+ * gets exactly the destination's physical size, padding zeroed; how OUT is
+ * written: cli_out.c. Every check runs before OUT is touched.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,9 +22,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#ifdef TC_HAVE_DEVICE
-#include "tilecopy/device.h"
-#endif
 
 /* Output larger than this and than GROWTH x the input needs --allow-growth. */
 #define GROWTH_MIN_BYTES	(64ull << 20)
@@ -33,12 +31,14 @@ struct in_buf {
 	void *p;
 	size_t size;
 	int mapped;
+	int more;	/* a stream went on past the limit read */
 };
 
-static int read_all(int fd, const char *path, struct in_buf *m)
+/* At most @limit bytes of a stream (stdin, a pipe, a device). */
+static int read_all(int fd, const char *path, size_t limit, struct in_buf *m)
 {
-	size_t cap = 1 << 16;
-	char *p = malloc(cap);
+	size_t cap = limit < (1 << 16) ? limit : 1 << 16;
+	char *p = malloc(cap ? cap : 1);
 
 	m->size = 0;
 	for (;;) {
@@ -46,13 +46,18 @@ static int read_all(int fd, const char *path, struct in_buf *m)
 
 		if (!p)
 			goto nomem;
+		if (m->size == limit) {
+			m->more = 1;
+			break;
+		}
 		if (m->size == cap) {
-			char *np = cap > SIZE_MAX / 2 ? NULL : realloc(p, cap * 2);
+			size_t ncap = cap > limit / 2 ? limit : cap * 2;
+			char *np = realloc(p, ncap);
 
 			if (!np)
 				goto nomem;
 			p = np;
-			cap *= 2;
+			cap = ncap;
 		}
 		r = read(fd, p + m->size, cap - m->size);
 		if (r < 0 && errno == EINTR)
@@ -74,7 +79,12 @@ nomem:
 	return -1;
 }
 
-static int load_input(const char *path, struct in_buf *m)
+/*
+ * IN, of which @limit bytes at most are read: the source's size and one
+ * byte to tell a longer stream, or with --allow-larger-input the size
+ * itself. A regular file is mapped, whatever its length.
+ */
+static int load_input(const char *path, size_t limit, struct in_buf *m)
 {
 	struct stat sb;
 	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
@@ -94,7 +104,7 @@ static int load_input(const char *path, struct in_buf *m)
 			fprintf(stderr, "tilecopy: IN: cannot map '%s': %s\n", path, strerror(errno));
 		ret = m->mapped ? 0 : -1;
 	} else {
-		ret = read_all(fd, path, m);	/* stdin, pipes, empty files */
+		ret = read_all(fd, path, limit, m);	/* stdin, pipes, empty files */
 	}
 	if (fd != STDIN_FILENO)
 		close(fd);
@@ -114,8 +124,9 @@ static int check_sizes(const struct cli_opts *o, const struct in_buf *in, uint64
 {
 	if (in->size < need || (in->size > need && !o->allow_larger)) {
 		fprintf(stderr,
-			"tilecopy: IN: '%s' has %zu bytes, the source (--shape %s, %s %s) needs exactly %" PRIu64 "%s; nothing written\n",
-			o->args[0], in->size, o->shape, o->from_dtype ? o->from_dtype :
+			"tilecopy: IN: '%s' has %s%zu bytes, the source (--shape %s, %s %s) needs exactly %" PRIu64 "%s; nothing written\n",
+			o->args[0], in->more ? "more than " : "", in->more ? in->size - 1 : in->size,
+			o->shape, o->from_dtype ? o->from_dtype :
 			o->dtype ? o->dtype : "f32", o->from, need,
 			in->size > need ? " (--allow-larger-input uses its first bytes)" : "");
 		return -1;
@@ -209,10 +220,10 @@ static void progress_stop(struct progress *p)
 	pthread_join(p->thread, NULL);
 }
 
-#ifdef TC_HAVE_DEVICE
 #define MAX_DEVS 16
 
 struct devs {
+	const struct cli_device *dv;
 	tilecopy_device_t *d[MAX_DEVS];
 	int n;
 };
@@ -220,33 +231,47 @@ struct devs {
 /*
  * --device cpu|auto|PATH|INDEX (default $TILECOPY_DEVICE, else cpu). auto
  * uses every engine found (the work is split across them) and falls back to
- * the CPU when there is none; an explicit path or index must work.
+ * the CPU when there is none, or no device library; an explicit path or
+ * index must work. *note says why auto fell back, for -v.
  */
-static int pick_devices(const char *spec, struct devs *v)
+static int pick_devices(const char *spec, struct devs *v, const char **note)
 {
 	tilecopy_status_t st;
+	const char *why;
 	int count = 0;
 
 	v->n = 0;
+	*note = NULL;
 	if (!spec)
 		spec = getenv("TILECOPY_DEVICE");
 	if (!spec || !strcmp(spec, "cpu"))
 		return 0;
+	v->dv = cli_device(&why);
+	if (!v->dv && !strcmp(spec, "auto")) {
+		*note = why;
+		return 0;
+	}
+	if (!v->dv) {
+		fprintf(stderr, "tilecopy: --device %s: %s\n", spec, why);
+		return -1;
+	}
 	if (strcmp(spec, "auto")) {
-		st = tilecopy_device_open(&v->d[0], spec);
+		st = v->dv->device_open(&v->d[0], spec);
 		if (st)
 			return cli_error("--device", st), -1;
 		v->n = 1;
 		return 0;
 	}
-	st = tilecopy_device_count(&count);
+	st = v->dv->device_count(&count);
 	if (st)
 		return cli_error("--device", st), -1;
+	if (!count)
+		*note = "no engine found";
 	for (int i = 0; i < count && i < MAX_DEVS; i++) {
 		char idx[16];
 
 		snprintf(idx, sizeof(idx), "%d", i);
-		st = tilecopy_device_open(&v->d[v->n], idx);
+		st = v->dv->device_open(&v->d[v->n], idx);
 		if (st)
 			return cli_error("--device", st), -1;
 		v->n++;
@@ -257,7 +282,7 @@ static int pick_devices(const char *spec, struct devs *v)
 static void close_devices(struct devs *v)
 {
 	for (int i = 0; i < v->n; i++)
-		tilecopy_device_close(v->d[i]);
+		v->dv->device_close(v->d[i]);
 	v->n = 0;
 }
 
@@ -268,24 +293,32 @@ static tilecopy_status_t run(const struct cli_opts *o, const tilecopy_plan_t *pl
 {
 	struct devs devs = { .n = 0 };
 	uint64_t moved = 0, thr = 0;
+	const char *note;
 	tilecopy_status_t st;
 	int used = 0;
 
-	if (pick_devices(o->device, &devs))
+	if (pick_devices(o->device, &devs, &note))
 		return TILECOPY_ERR_NO_DEVICE;
+	if (note && o->verbose)
+		fprintf(stderr, "tilecopy: --device auto: %s; converting on the CPU\n", note);
 	tilecopy_plan_moved_bytes(plan, &moved);
-	tilecopy_device_threshold(&thr);
-	if (devs.n > 1 && moved >= thr)
-		st = tilecopy_convert_multi(devs.d, devs.n, plan, in->p, in->size, out,
+	if (devs.n)
+		st = devs.dv->device_threshold(&thr);
+	else
+		st = TILECOPY_SUCCESS;
+	if (st)
+		;
+	else if (devs.n > 1 && moved >= thr)
+		st = devs.dv->convert_multi(devs.d, devs.n, plan, in->p, in->size, out,
 					    out_size, &used);
 	else if (devs.n)
-		st = tilecopy_convert(devs.d[0], plan, in->p, in->size, out, out_size, &used);
+		st = devs.dv->convert(devs.d[0], plan, in->p, in->size, out, out_size, &used);
 	else
 		st = tilecopy_plan_execute_cpu(plan, in->p, in->size, out, out_size, o->cpu);
 	if (used) {
 		struct tilecopy_device_info info = { .struct_size = sizeof(info) };
 
-		tilecopy_device_query(devs.d[0], &info);
+		devs.dv->device_query(devs.d[0], &info);
 		snprintf(who, whosz, "engine %s%s", info.path, used > 1 ? " and others" : "");
 	}
 	close_devices(&devs);
@@ -293,23 +326,6 @@ static tilecopy_status_t run(const struct cli_opts *o, const tilecopy_plan_t *pl
 		cli_error("convert", st);
 	return st;
 }
-#else
-static tilecopy_status_t run(const struct cli_opts *o, const tilecopy_plan_t *plan,
-			     const struct in_buf *in, void *out, uint64_t out_size,
-			     char *who, size_t whosz)
-{
-	tilecopy_status_t st;
-
-	if (o->device && strcmp(o->device, "cpu") && strcmp(o->device, "auto")) {
-		fprintf(stderr, "tilecopy: --device: this build has no device backend (CPU only)\n");
-		return TILECOPY_ERR_NO_DEVICE;
-	}
-	st = tilecopy_plan_execute_cpu(plan, in->p, in->size, out, out_size, o->cpu);
-	if (st)
-		cli_error("convert", st);
-	return st;
-}
-#endif
 
 static void report(const struct cli_opts *o, const tilecopy_plan_t *plan, char *who,
 		   size_t whosz, double secs)
@@ -351,7 +367,12 @@ int cmd_convert(int argc, char **argv)
 		return 1;
 	tilecopy_plan_src_bytes(plan, &need);
 	tilecopy_plan_dst_bytes(plan, &out_size);
-	if (load_input(o.args[0], &in))
+	if (need >= SIZE_MAX) {
+		fprintf(stderr, "tilecopy: IN: the source needs %" PRIu64 " bytes, more than this machine addresses\n",
+			need);
+		goto err_plan;
+	}
+	if (load_input(o.args[0], (size_t)need + !o.allow_larger, &in))
 		goto err_plan;
 	if (check_sizes(&o, &in, need, out_size))
 		goto err_input;

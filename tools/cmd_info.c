@@ -3,18 +3,16 @@
 #include <stdio.h>
 
 #include "cli.h"
-#ifdef TC_HAVE_DEVICE
-#include "tilecopy/device.h"
 
 static void print_version(const char *what, uint32_t v)
 {
 	printf("  %-14s %u.%u.%u\n", what, v >> 16, (v >> 8) & 0xff, v & 0xff);
 }
 
-static void print_engine(int i)
+static void print_engine(const struct cli_device *dv, int i)
 {
 	struct tilecopy_device_info info = { .struct_size = sizeof(info) };
-	tilecopy_status_t st = tilecopy_device_info_get(i, &info);
+	tilecopy_status_t st = dv->device_info_get(i, &info);
 
 	if (st) {
 		cli_error("info", st);
@@ -32,12 +30,13 @@ static void print_engine(int i)
 	printf("  %-14s 0x%llx + 0x%llx\n", "device VA",
 	       (unsigned long long)info.va_start, (unsigned long long)info.va_size);
 }
-#endif
 
 int cmd_info(int argc, char **argv)
 {
 	struct cli_opts o;
-	const char *cpu = NULL;
+	const struct cli_device *dv;
+	const char *cpu = NULL, *why;
+	tilecopy_status_t st;
 	int n = 0;
 
 	if (cli_parse(argc, argv, &o))
@@ -50,22 +49,21 @@ int cmd_info(int argc, char **argv)
 		return cli_usage("info", stderr, 2);
 	if (tilecopy_cpu_name(NULL, &cpu))
 		cpu = "unavailable";
-#ifdef TC_HAVE_DEVICE
-	tilecopy_status_t st = tilecopy_device_count(&n);
-
+	dv = cli_device(&why);
+	if (!dv) {
+		printf("no tilecopy engine found (%s); the CPU path (%s) will be used\n", why, cpu);
+		return 0;
+	}
+	st = dv->device_count(&n);
 	if (st)
 		return cli_error("info", st);
-	if (n)
-		printf("%d tilecopy engine(s); CPU path: %s\n", n, cpu);
-	for (int i = 0; i < n; i++)
-		print_engine(i);
-	if (n)
+	if (!n) {
+		printf("no tilecopy engine found (no accel device bound to the tilecopy driver); "
+		       "the CPU path (%s) will be used\n", cpu);
 		return 0;
-	printf("no tilecopy engine found (no accel device bound to the tilecopy driver); "
-	       "the CPU path (%s) will be used\n", cpu);
-#else
-	printf("no tilecopy engine found (this build has no device backend); "
-	       "the CPU path (%s) will be used\n", cpu);
-#endif
+	}
+	printf("%d tilecopy engine(s); CPU path: %s\n", n, cpu);
+	for (int i = 0; i < n; i++)
+		print_engine(dv, i);
 	return 0;
 }

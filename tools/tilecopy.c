@@ -8,6 +8,14 @@
 
 #include "cli.h"
 
+/* The options that make a plan, of plan and convert alike. */
+#define PLAN_OPTIONS \
+	"    --block B          block of the one side whose format takes B (zN: RxC, NC1HWC0: C0)\n" \
+	"    --from-block B, --to-block B   the block of one side\n" \
+	"    --from-dtype T, --to-dtype T   dtypes of each side (default --dtype, f32)\n" \
+	"    --reinterpret      allow dtypes of the same size that differ: bits are copied\n" \
+	"    --physical-shape   --shape is in --from's physical order (NHWC: N,H,W,C)\n"
+
 static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -17,25 +25,27 @@ static const struct {
 	  "layout FORMAT --shape S [--dtype T] [--block B] [--physical-shape]\n"
 	  "    the layout in CuTe notation, a grid of offsets, the physical size\n" },
 	{ "plan", cmd_plan,
-	  "plan --shape S --dtype T --from FMT --to FMT [block and dtype options]\n"
-	  "    the engine descriptors of a conversion, one a line\n" },
+	  "plan --shape S --dtype T --from FMT --to FMT [options]\n"
+	  "    the engine descriptors of a conversion, one a line\n"
+	  PLAN_OPTIONS },
 	{ "convert", cmd_convert,
 	  "convert --shape S --dtype T --from FMT --to FMT [options] IN OUT\n"
 	  "    convert raw little-endian data; IN or OUT '-' is standard input/output\n"
-	  "    --block B          block of the side whose format takes one (zN: RxC, NC1HWC0: C0)\n"
-	  "    --from-block B, --to-block B   the block of one side\n"
-	  "    --from-dtype T, --to-dtype T   dtypes of each side (default --dtype, f32)\n"
-	  "    --reinterpret      allow dtypes of the same size that differ: bits are copied\n"
-	  "    --physical-shape   --shape is in --from's physical order (NHWC: N,H,W,C)\n"
+	  PLAN_OPTIONS
 	  "    --allow-larger-input  IN may be longer than the source; its first bytes are used\n"
+	  "                       (a stream is read no further than the source's size)\n"
 	  "    --allow-growth     allow OUT more than 64x IN (and over 64 MiB)\n"
-	  "    --device cpu|auto|PATH|INDEX  engine(s) or the CPU (default $TILECOPY_DEVICE, cpu)\n"
+	  "    --device cpu|auto|PATH|INDEX  engine(s) or the CPU (default $TILECOPY_DEVICE, cpu);\n"
+	  "                       auto without an engine converts on the CPU (-v says so)\n"
 	  "    --cpu NAME         CPU executor: scalar sse2 avx2 avx512 neon\n"
 	  "    -v                 executor or engine, descriptors, time and GB/s on stderr\n"
 	  "    a progress line goes to stderr when it is a terminal and the conversion\n"
 	  "    takes over 2 s ($TILECOPY_PROGRESS_MS)\n"
-	  "    OUT: a symlink, device or hard-linked file is written through, never replaced;\n"
-	  "    a regular file is replaced whole keeping its mode; a new file gets 0666 & ~umask\n" },
+	  "    OUT is written as by '>': it must be writable; a regular file is replaced whole\n"
+	  "    (a new file of the same mode, owner and group), else written in place; a symlink,\n"
+	  "    device, FIFO or hard-linked file is written through, never replaced; a symlink to\n"
+	  "    nothing is refused; OUT naming this process's stdout or stderr is that descriptor;\n"
+	  "    a new file gets 0666 & ~umask. Options end at '--'.\n" },
 	{ "info", cmd_info, "info\n    engines found, or that the CPU path is used\n" },
 	{ "bench", cmd_bench,
 	  "bench [--json] [--reps N] [--threads N] [--case NAME]\n"
@@ -77,8 +87,12 @@ static void usage(FILE *f)
 	fprintf(f, "  --version\n%s", tail);
 }
 
+const char *cli_progname = "tilecopy";
+
 int main(int argc, char **argv)
 {
+	if (argc > 0 && argv[0])
+		cli_progname = argv[0];
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

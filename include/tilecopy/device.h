@@ -18,7 +18,10 @@
  * This is libtilecopy-device (pkg-config tilecopy-device): libdrm, libudev
  * and the core library. NULL: as in tilecopy.h, a NULL device, BO, job or
  * output pointer is TILECOPY_ERR_INVALID_ARG and _close/_free/_destroy(NULL)
- * do nothing. Threads: a device may be shared by threads (tilecopy_convert
+ * do nothing. Handles carry a tag, as the core's: a device, BO or job
+ * handle of another kind (or a layout, tensor or plan), or one already
+ * freed as far as the library can tell, is refused with
+ * TILECOPY_ERR_INVALID_ARG, and _close/_free/_destroy leave it alone. Threads: a device may be shared by threads (tilecopy_convert
  * serialises on the device's staging buffers); a BO or job must not be
  * freed while another thread uses it. Lifetimes: a plan may be destroyed
  * once tilecopy_job_submit returns; a BO must outlive the jobs that use it
@@ -44,9 +47,11 @@ typedef struct tilecopy_job tilecopy_job_t;
 /**
  * struct tilecopy_device_info - what a device is and can do.
  * @struct_size: Input: sizeof(struct tilecopy_device_info) as the caller's
- *	header has it. Fields are only ever appended; the library writes the
- *	first @struct_size bytes, so older programs keep working when it grows
- *	(a size below the 1.0 struct is TILECOPY_ERR_INVALID_ARG).
+ *	header has it (a size below the 1.0 struct is TILECOPY_ERR_INVALID_ARG).
+ *	Output: the bytes the library filled: the fields both know. Fields are
+ *	only ever appended, so an older program keeps working when the struct
+ *	grows; a newer program on an older library gets the fields past
+ *	@struct_size zeroed, and can tell it from @struct_size.
  */
 struct tilecopy_device_info {
 	uint32_t struct_size;
@@ -117,7 +122,11 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_import(tilecopy_bo_t **bo,
 
 /* ---- jobs ------------------------------------------------------------------ */
 
-/** struct tilecopy_buffer_ref - a tensor's place: BO + byte offset. */
+/**
+ * struct tilecopy_buffer_ref - a tensor's place: BO + byte offset.
+ * Frozen: it never grows under this SONAME (the library checks its layout
+ * when built); anything more would come as a new struct and a _v2 call.
+ */
 struct tilecopy_buffer_ref {
 	tilecopy_bo_t *bo;
 	uint64_t offset;
@@ -229,8 +238,13 @@ TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *
 						      void *dst, size_t dst_size,
 						      int *used_devices);
 
-/** tilecopy_device_threshold - bytes moved below which the CPU is used
- * ($TILECOPY_DEVICE_THRESHOLD overrides; 0 = always the device). */
+/**
+ * tilecopy_device_threshold - bytes moved below which the CPU is used.
+ * $TILECOPY_DEVICE_THRESHOLD overrides the default (64 MiB) with a byte
+ * count in decimal digits (0 = always the device); anything else ("-1",
+ * "1e9", "0x10", "") is TILECOPY_ERR_INVALID_ARG here and in
+ * tilecopy_convert, naming the variable.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_device_threshold(uint64_t *bytes);
 
 #if defined(__cplusplus)

@@ -55,7 +55,7 @@ extern "C" {
 /* ---- version --------------------------------------------------------------- */
 
 #define TILECOPY_VERSION_MAJOR	1
-#define TILECOPY_VERSION_MINOR	0
+#define TILECOPY_VERSION_MINOR	1
 #define TILECOPY_VERSION_PATCH	0
 #define TILECOPY_VERSION_ENCODE(major, minor, patch) \
 	(((major) << 16) | ((minor) << 8) | (patch))
@@ -66,7 +66,8 @@ extern "C" {
 
 /**
  * tilecopy_version - the version of the library loaded at run time, encoded
- * as TILECOPY_VERSION. A program built against major M runs with any M.x.
+ * as TILECOPY_VERSION. A program built against M.m runs with any M.x,
+ * x >= m (functions "since 1.1" need 1.1; the dynamic linker says so).
  * Thread-safe; cannot fail.
  */
 TILECOPY_API uint32_t tilecopy_version(void);
@@ -128,7 +129,10 @@ typedef enum tilecopy_dtype {
 TILECOPY_API tilecopy_status_t tilecopy_dtype_size(tilecopy_dtype_t dt, size_t *bytes);
 /** tilecopy_dtype_name - "f16", ...; a static string. */
 TILECOPY_API tilecopy_status_t tilecopy_dtype_name(tilecopy_dtype_t dt, const char **name);
-/** tilecopy_dtype_parse - "u8|i8|f16|bf16|i16|f32|i32|f64|i64" or long names. */
+/**
+ * tilecopy_dtype_parse - "u8|i8|f16|bf16|i16|f32|i32|f64|i64" or long names
+ * ("float16", "int8", ...); another name is TILECOPY_ERR_PARSE.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_dtype_parse(tilecopy_dtype_t *dt,
 						    const char *name);
 
@@ -147,10 +151,20 @@ TILECOPY_API tilecopy_status_t tilecopy_dtype_parse(tilecopy_dtype_t *dt,
  */
 typedef struct tilecopy_layout tilecopy_layout_t;
 
-/** tilecopy_layout_parse - CuTe notation, "((4,2),(4,3)):((4,16),(1,32))". */
+/**
+ * tilecopy_layout_parse - CuTe notation, "((4,2),(4,3)):((4,16),(1,32))";
+ * without ":strides", CuTe's compact column-major. Numbers 0..2^63-1 (a
+ * larger one is TILECOPY_ERR_OVERFLOW). A negative stride, which CuTe
+ * allows, is TILECOPY_ERR_UNSUPPORTED: tilecopy addresses memory forward
+ * from a tensor's first element (the engine walks forward).
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_parse(tilecopy_layout_t **out,
 						     const char *text);
-/** tilecopy_layout_create - a flat layout of @rank single-leaf modes. */
+/**
+ * tilecopy_layout_create - a flat layout of @rank single-leaf modes.
+ * @stride: NULL for CuTe's compact column-major strides (1, shape[0], ...);
+ *	a negative stride is TILECOPY_ERR_UNSUPPORTED (see layout_parse).
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_create(tilecopy_layout_t **out,
 						      int rank,
 						      const int64_t *shape,
@@ -164,7 +178,8 @@ TILECOPY_API void tilecopy_layout_destroy(tilecopy_layout_t *l);
 /**
  * tilecopy_layout_print - CuTe notation into @buf (always NUL terminated
  * when @size > 0). TILECOPY_ERR_BUFFER_TOO_SMALL if it did not fit (the
- * output is truncated and the message gives the size needed).
+ * output is truncated and the message gives the size needed); @size 0
+ * (@buf may then be NULL) asks for that size.
  */
 TILECOPY_API tilecopy_status_t tilecopy_layout_print(const tilecopy_layout_t *l,
 						     char *buf, size_t size);
@@ -201,32 +216,61 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_crd2idx(const tilecopy_layout_t *
 						       int64_t *idx);
 /**
  * tilecopy_layout_idx2crd - the coordinate (one integer per top-level mode,
- * @ncoord >= rank) of linear index @idx of the layout's domain,
- * colexicographic (mode 0 fastest), as CuTe's idx2crd of the shape.
+ * @ncoord >= rank, else TILECOPY_ERR_BUFFER_TOO_SMALL) of linear index @idx
+ * of the layout's domain, colexicographic (mode 0 fastest), as CuTe's
+ * idx2crd of the shape.
  */
 TILECOPY_API tilecopy_status_t tilecopy_layout_idx2crd(const tilecopy_layout_t *l,
 						       int64_t idx, int64_t *coord,
 						       int ncoord);
 
-/** tilecopy_layout_coalesce - same function, fewest flat modes. */
+/**
+ * tilecopy_layout_coalesce - same function on [0, size), fewest flat modes
+ * (CuTe's coalesce). More than TILECOPY_MAX_RANK leaves that do not merge
+ * make no flat layout: TILECOPY_ERR_UNSUPPORTED.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_coalesce(tilecopy_layout_t **out,
 							const tilecopy_layout_t *l);
 /**
- * tilecopy_layout_composition - R(i) = a(b(i)) for every i < size(b).
- * CuTe's divisibility is asked for only where b's steps carry from one
- * leaf of a into the next, so every input CuTe composes correctly is
- * accepted. b need not be injective; where b's leaves together carry out
- * of a leaf of a, a(b(i)) is no layout and the call fails with
- * TILECOPY_ERR_INVALID_ARG: a success is always exact.
+ * tilecopy_layout_composition - R(i) = a(b(i)) for every i < size(b), as
+ * CuTe's composition. a is a function of every x >= 0: past size(a) it
+ * goes on along its last leaf (CuTe's coalesce_x: (2,1):(1,32) at 2 is
+ * 32), so b may leave a's domain. R has one mode per top-level mode of b
+ * (b of one integer mode, as 4:1: its leaves, flat).
+ *
+ * Accepted whenever a layout gives these values and it is found: b's steps
+ * that divide or are divided by a's leaves where they carry into the next
+ * (CuTe's divisibility), that carry evenly over a stride-0 leaf of a, or
+ * whose digits in a never carry; and, for b of at most 65536 elements, any
+ * layout with b's modes, found from the values. So every input CuTe
+ * composes correctly is accepted when b has at most 65536 elements. A
+ * success is always exact. Otherwise TILECOPY_ERR_INVALID_ARG, also where
+ * CuTe's unchecked arithmetic returns a layout that is wrong
+ * ((5,1):(6,1) o 4:4: CuTe's (2,2):(24,1) gives 1 for a(8) = 19).
  */
 TILECOPY_API tilecopy_status_t tilecopy_layout_composition(tilecopy_layout_t **out,
 							   const tilecopy_layout_t *a,
 							   const tilecopy_layout_t *b);
-/** tilecopy_layout_complement - CuTe complement(a, cotarget). */
+/**
+ * tilecopy_layout_complement - CuTe's complement(a, cotarget): the offsets
+ * a leaves out, as a layout R ordered by offset with (a, R) injective. As
+ * in CuTe, stride-0 leaves of a are ignored, and a gap below a stride that
+ * the smaller leaves' span does not divide is filled rounded down
+ * (complement((2,8):(3,32), 64) = (3,5):(1,6), offsets 30 and 31 left
+ * out); when every stride of a is a multiple of that span, (a, R) reaches
+ * @cotarget. A non-injective a (a stride inside the span of the smaller
+ * leaves) is TILECOPY_ERR_INVALID_ARG.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_complement(tilecopy_layout_t **out,
 							  const tilecopy_layout_t *a,
 							  int64_t cotarget);
-/** tilecopy_layout_right_inverse - a(R(i)) = i for i < size(R). */
+/**
+ * tilecopy_layout_right_inverse - R with a(R(i)) = i for i < size(R), as
+ * CuTe's right_inverse: a's leaves chained from stride 1 in CuTe's order
+ * (size(R) = size(a) when a is a bijection onto [0, size(a))). Where a is
+ * not injective several such R exist; this is CuTe's ((5,8,2):(16,1,1)
+ * gives 8:5).
+ */
 TILECOPY_API tilecopy_status_t tilecopy_layout_right_inverse(tilecopy_layout_t **out,
 							     const tilecopy_layout_t *a);
 /** tilecopy_layout_logical_divide - a o (tiler, complement(tiler, size(a))). */
@@ -253,8 +297,9 @@ typedef struct tilecopy_tensor tilecopy_tensor_t;
 
 /**
  * TILECOPY_TENSOR_SHAPE_PHYSICAL - @shape is in the format's physical order,
- *	outermost first (NHWC: N,H,W,C; CHWN4: C,H,W,N): the modes ordered by
- *	the stride of their outermost leaf, largest first.
+ *	outermost first (NHWC: N,H,W,C; CHWN4: C,H,W,N; zN: cols, rows): the
+ *	order tilecopy_tensor_physical_order gives, the format's own whatever
+ *	the shape.
  * TILECOPY_TENSOR_VIEW - a view into memory shared with others: a plan
  *	writing this tensor writes its elements only, never the bytes between
  *	them (a format tensor's gaps and padding are otherwise zero-filled).
@@ -277,6 +322,9 @@ typedef struct tilecopy_tensor tilecopy_tensor_t;
  * @block: NULL, or a block override: "RxC" for a fractal format, "C0" for
  *	NC1HWC0.
  * @flags: TILECOPY_TENSOR_SHAPE_PHYSICAL, TILECOPY_TENSOR_VIEW.
+ * RowMajor, ND and ColumnMajor take a rank-1 shape too (a vector).
+ * A tensor whose buffer would need more than 2^64 - 1 bytes (byte offset
+ * included) is TILECOPY_ERR_OVERFLOW here, as in every constructor.
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_create(tilecopy_tensor_t **out,
 						      const char *format,
@@ -330,7 +378,8 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_dtype(const tilecopy_tensor_t *t,
 						     tilecopy_dtype_t *dtype);
 /**
  * tilecopy_tensor_layout - the tensor's layout, borrowed: valid while @t
- * lives, never to be destroyed by the caller.
+ * lives; tilecopy_layout_destroy refuses it (it does nothing and says so
+ * in tilecopy_last_error), tilecopy_layout_clone makes an own copy.
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_layout(const tilecopy_tensor_t *t,
 						      const tilecopy_layout_t **layout);
@@ -350,7 +399,14 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_strides(const tilecopy_tensor_t *
 						       int64_t *strides, int count);
 /**
  * tilecopy_tensor_physical_order - order[k] = the logical dim that is k-th
- * outermost in memory (NHWC: 0,2,3,1), @count >= rank.
+ * outermost in memory (NHWC: 0,2,3,1), @count >= rank. For a tensor of a
+ * named format: the format's order, the same whatever the shape (the modes
+ * by the stride of their outermost leaf for a shape of large dims), so
+ * that shape[order[k]] is the physical shape TILECOPY_TENSOR_SHAPE_PHYSICAL
+ * takes back to this tensor - dims of size 1, whose strides tie with their
+ * neighbours', included (NHWC 2x1x17x3 is 0,2,3,1). For strided, DLPack
+ * and layout tensors: by the stride of each dim's outermost leaf, largest
+ * first, ties in logical order.
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_physical_order(const tilecopy_tensor_t *t,
 							      int *order, int count);
@@ -379,7 +435,13 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_has_padding(const tilecopy_tensor
 TILECOPY_API tilecopy_status_t tilecopy_tensor_has_overlap(const tilecopy_tensor_t *t,
 							   int *yes);
 
-/** tilecopy_shape_parse - "8x12" or "32,64,56,56" into @shape (max @max); strict. */
+/**
+ * tilecopy_shape_parse - "8x12" or "32,64,56,56" into @shape. Strict: one
+ * separator throughout, 'x' (or 'X') or ',' ("2x3,4" is refused), each
+ * dimension 1..2^63-1 in decimal digits, nothing else (TILECOPY_ERR_PARSE).
+ * More than @max dimensions is TILECOPY_ERR_BUFFER_TOO_SMALL; @max < 1 is
+ * TILECOPY_ERR_INVALID_ARG. Nothing is written unless it succeeds.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_shape_parse(int64_t *shape, int *rank,
 						    int max, const char *text);
 
@@ -403,8 +465,10 @@ typedef struct tilecopy_plan tilecopy_plan_t;
  * descriptors whose src/dst are byte offsets into the source and
  * destination buffers. Destination padding is filled with zeros (not for a
  * view); source padding is never read. A destination mapping two elements
- * to one address is TILECOPY_ERR_OVERLAP. The plan keeps no reference to
- * the tensors.
+ * to one address is TILECOPY_ERR_OVERLAP. A plan of more than 2^20
+ * descriptors is TILECOPY_ERR_UNSUPPORTED (src and dst blocks that do not
+ * nest cost a descriptor per period of both, e.g. 15 x 15 for zN 3x5 ->
+ * zN 5x3). The plan keeps no reference to the tensors.
  */
 TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
 						    const tilecopy_tensor_t *src,
@@ -412,10 +476,58 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
 						    uint32_t flags);
 TILECOPY_API void tilecopy_plan_destroy(tilecopy_plan_t *plan);
 
-/** tilecopy_plan_descs - the descriptors (borrowed, valid while the plan lives). */
+/**
+ * tilecopy_plan_descs - the descriptors (borrowed, valid while the plan
+ * lives), as the engine takes them: struct drm_tilecopy_desc of
+ * <tilecopy/uapi/tilecopy_accel.h>, which needs libdrm's drm.h. @count
+ * alone needs neither; a CPU-only program reads the descriptors through
+ * tilecopy_plan_desc.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
 						   const struct drm_tilecopy_desc **descs,
 						   size_t *count);
+
+/* Since 1.1: the descriptors in plain C types, no drm.h needed. */
+#define TILECOPY_DESC_MAX_DIMS	8	/* = DRM_TILECOPY_MAX_DIMS */
+#define TILECOPY_DESC_COPY	1	/* = DRM_TILECOPY_OP_COPY */
+#define TILECOPY_DESC_FILL	2	/* = DRM_TILECOPY_OP_FILL */
+#define TILECOPY_DESC_WRITE64	3	/* = DRM_TILECOPY_OP_WRITE64 */
+
+/**
+ * struct tilecopy_desc - one descriptor of a plan, the fields of the
+ * uAPI's struct drm_tilecopy_desc in <stdint.h> types (the library checks
+ * they agree when built): dims 0..@ndims-1, dim 0 innermost; element
+ * (i0, ...) read at @src + elem_size * sum(i_k * src_stride[k]) (COPY) and
+ * written at @dst + elem_size * sum(i_k * dst_stride[k]), @src and @dst
+ * byte offsets into the plan's buffers; FILL writes the low @elem_size
+ * bytes of @value.
+ * @struct_size: Input: sizeof(struct tilecopy_desc) as the caller's header
+ *	has it; Output: the bytes filled (fields are only appended; a larger
+ *	struct gets its extra bytes zeroed).
+ */
+struct tilecopy_desc {
+	uint32_t struct_size;
+	uint16_t op;		/* TILECOPY_DESC_COPY, _FILL, _WRITE64 */
+	uint8_t elem_size;
+	uint8_t ndims;
+	uint64_t src, dst, value;
+	uint32_t extent[TILECOPY_DESC_MAX_DIMS];
+	uint64_t src_stride[TILECOPY_DESC_MAX_DIMS];
+	uint64_t dst_stride[TILECOPY_DESC_MAX_DIMS];
+};
+
+/**
+ * tilecopy_plan_desc - descriptor @index (< the count tilecopy_plan_descs
+ * gives) into @desc. Since 1.1.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_plan_desc(const tilecopy_plan_t *plan, size_t index,
+						  struct tilecopy_desc *desc);
+/**
+ * tilecopy_plan_desc_format - descriptor @index as tilecopy_desc_format
+ * prints it, without the uAPI struct. Since 1.1.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_plan_desc_format(const tilecopy_plan_t *plan,
+							 size_t index, char *buf, size_t size);
 /** tilecopy_plan_src_bytes / dst_bytes - buffer sizes the plan needs. */
 TILECOPY_API tilecopy_status_t tilecopy_plan_src_bytes(const tilecopy_plan_t *plan,
 						       uint64_t *bytes);
@@ -425,7 +537,11 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_dst_bytes(const tilecopy_plan_t *pl
 TILECOPY_API tilecopy_status_t tilecopy_plan_moved_bytes(const tilecopy_plan_t *plan,
 							 uint64_t *bytes);
 
-/** tilecopy_desc_format - one descriptor as a line of text. */
+/**
+ * tilecopy_desc_format - one descriptor as a line of text (always NUL
+ * terminated when @size > 0); TILECOPY_ERR_BUFFER_TOO_SMALL, the message
+ * giving the size needed, when it does not fit; @size 0 asks for it.
+ */
 TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_desc *d,
 						    char *buf, size_t size);
 
@@ -435,8 +551,9 @@ TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_de
  *	"avx2", "avx512", "neon". An unavailable choice is an error.
  * Buffers smaller than the plan needs are refused before anything is
  * written. Overlapping @src and @dst (in place, or partly) are handled:
- * the source is first copied aside (plan_src_bytes of heap; NOMEM if that
- * fails), so the result is always that of disjoint buffers.
+ * the source is first copied aside (its footprint, plan_src_bytes less
+ * its byte offset, of heap; NOMEM if that fails), so the result is always
+ * that of disjoint buffers.
  */
 TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *plan,
 							 const void *src,
@@ -447,6 +564,41 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 
 /** tilecopy_cpu_name - the executor NULL/@cpu resolves to ("avx512"); static. */
 TILECOPY_API tilecopy_status_t tilecopy_cpu_name(const char *cpu, const char **name);
+
+/* ---- CPU threads (issue 15) ----------------------------------------------
+ * The CPU executors split a descriptor that writes 256 KiB or more over up
+ * to N threads: the calling thread and N - 1 workers of a pool that is
+ * created on first use and parked between calls. Settings are process-wide
+ * and may change at any time; a call in progress keeps the ones it began
+ * with. A call made while another thread's call holds the pool runs on its
+ * own thread.
+ */
+
+#define TILECOPY_MAX_THREADS	64
+
+/**
+ * tilecopy_cpu_set_threads - threads per CPU execution, 1..TILECOPY_MAX_THREADS;
+ * 0 restores the default: $TILECOPY_THREADS (read once, at first use), else 1.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_cpu_set_threads(int n);
+/** tilecopy_cpu_threads - *n = the thread count calls use now (>= 1). */
+TILECOPY_API tilecopy_status_t tilecopy_cpu_threads(int *n);
+
+/**
+ * tilecopy_cpu_set_affinity - where the pool's workers run.
+ * @cpus, @ncpus > 0: one worker per listed CPU, pinned to it. A call takes
+ *	its workers from the list in order, skipping the CPU the caller is on,
+ *	so caller and workers never share a CPU while enough are listed.
+ * @ncpus == 0 (@cpus may be NULL): workers are not pinned.
+ * @ncpus < 0: the default, as a list of every CPU the process may run on
+ *	(its affinity mask at first use), unless $TILECOPY_AFFINITY says
+ *	"none" or lists CPUs ("0,2,4").
+ * Without pinning, a scheduler that places a woken thread on its waker's
+ * CPU can run a worker after its caller instead of beside it.
+ * @return TILECOPY_ERR_INVALID_ARG for a negative CPU number or more than
+ *	1024 CPUs.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_cpu_set_affinity(const int *cpus, int ncpus);
 
 #if defined(__cplusplus)
 }

@@ -4,7 +4,7 @@
 CPU_ARCH := $(shell $(CC) -dumpmachine 2>/dev/null | cut -d- -f1)
 
 CPU_SRCS += libuser/cpu/exec_scalar.c libuser/cpu/desc_check.c libuser/cpu/dispatch.c \
-	    libuser/cpu/pattern.c
+	    libuser/cpu/pattern.c libuser/cpu/pool.c
 ifeq ($(CPU_ARCH),x86_64)
 CPU_SRCS += libuser/cpu/exec_sse2.c libuser/cpu/exec_avx2.c libuser/cpu/exec_avx512.c
 endif

@@ -84,9 +84,13 @@ int tc_desc_footprint(const struct drm_tilecopy_desc *d, const __u64 *stride,
 /**
  * tc_cpu_backend_get - the executor to use: @name ("scalar", "sse2", "avx2",
  * "avx512", "neon") or NULL for the best available (overridden by the
- * environment variable TILECOPY_CPU). An unavailable or unknown name is an
- * error (NULL, with *err set to -ENODEV or -EINVAL), never a fallback.
+ * environment variable TILECOPY_CPU, read at the first call). An
+ * unavailable or unknown name is an error (NULL, with *err set to -ENODEV
+ * or -EINVAL), never a fallback.
  */
 const struct tc_cpu_backend *tc_cpu_backend_get(const char *name, int *err);
+
+/* tc_cpu_backend_env_reload - read $TILECOPY_CPU again at the next call (tests). */
+void tc_cpu_backend_env_reload(void);
 
 #endif /* TILECOPY_CPU_EXEC_H */

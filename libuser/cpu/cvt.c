@@ -20,6 +20,10 @@
 
 #include "cpu/cvt.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 /* Elements per chunk: even (4-bit chunks start on a byte), 1 KiB of f32. */
 #define TC_CVT_CHUNK 256
 
@@ -54,6 +58,17 @@ int tc_cvt_kind_is_float(enum tc_cvt_kind k)
 }
 
 /* ---- kernel sets --------------------------------------------------------- */
+
+#if defined(__x86_64__)
+int tc_cvt_cpu_has_f16c(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
+		return 0;
+	return !!(ecx & bit_F16C);
+}
+#endif
 
 /* Best first: the first available one is the default. */
 static const struct tc_cvt_kernels *const tc_cvt_sets[] = {

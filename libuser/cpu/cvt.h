@@ -229,6 +229,12 @@ static inline void tc_cvt_nibble_set(void *base, int64_t e, unsigned int v)
 extern const struct tc_cvt_kernels tc_cvt_avx2;
 extern const struct tc_cvt_kernels tc_cvt_avx512;
 extern const struct tc_cvt_kernels tc_cvt_avx512bf16;
+/*
+ * tc_cvt_cpu_has_f16c - CPUID.1:ECX.F16C. Read by hand because clang 14's
+ * __builtin_cpu_supports() does not know "f16c" (a compile error there).
+ * Callers also check "avx2" or "avx512f", which covers the OS saving YMM.
+ */
+int tc_cvt_cpu_has_f16c(void);
 #endif
 #if defined(__aarch64__)
 extern const struct tc_cvt_kernels tc_cvt_neon;

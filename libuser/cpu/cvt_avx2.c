@@ -236,7 +236,7 @@ tail:
 
 static int avx2_available(void)
 {
-	return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+	return __builtin_cpu_supports("avx2") && tc_cvt_cpu_has_f16c();
 }
 
 const struct tc_cvt_kernels tc_cvt_avx2 = {

@@ -267,7 +267,7 @@ static void avx512_affine(float *dst, const float *src, size_t n,
 static int avx512_available(void)
 {
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-	       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("f16c");
+	       __builtin_cpu_supports("avx512vl") && tc_cvt_cpu_has_f16c();
 }
 
 static int avx512bf16_available(void)

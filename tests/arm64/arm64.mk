@@ -78,7 +78,7 @@ arm64-sdk:
 	PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
 		$(MAKE) --no-print-directory CROSS=aarch64-linux-gnu- WITH_DEVICE=1 \
 		BUILD=$(abspath $(ARM64_SDK)) $(abspath $(ARM64_LIB_A)) $(abspath $(ARM64_DEV_A)) \
-		$(abspath $(ARM64_CLI))
+		$(abspath $(ARM64_CLI)) $(abspath $(ARM64_SDK))/lib/libtilecopy-device.so
 $(ARM64_LIB_A) $(ARM64_DEV_A) $(ARM64_CLI): arm64-sdk
 
 ARM64_GUEST_HDRS := tests/guest/tc_guest.c tests/guest/tc_guest.h \

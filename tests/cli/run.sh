@@ -3,6 +3,7 @@
 # Usage: tests/cli/run.sh path/to/tilecopy
 set -u
 T=${1:?usage: run.sh TILECOPY}
+case $T in /*) ;; *) T=$PWD/$T ;; esac	# the tests change directory
 # TC_CLI_WRAP: an emulator to run it under (qemu-aarch64-static for arm64)
 [ -n "${TC_CLI_WRAP:-}" ] && T="$TC_CLI_WRAP $T"
 tmp=$(mktemp -d)
@@ -143,7 +144,7 @@ $T plan --shape 8x12 --dtype f16 --from zN --to RowMajor --block 4x4 >/dev/null 
 expect block/from-side-only 0 $?
 $T plan --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC --block 4x4 >/dev/null 2>"$tmp/err"
 expect block/neither/exit 1 $?
-grep -q "neither NCHW nor NHWC takes a block" "$tmp/err" && ok block/neither/message ||
+grep -q "neither NCHW nor NHWC takes it" "$tmp/err" && ok block/neither/message ||
 	bad block/neither/message "$(cat "$tmp/err")"
 # dtypes: a mismatch is refused, --reinterpret allows same-size bits
 $T convert --shape 2x20x3x5 --from-dtype f32 --to-dtype i32 --from NCHW --to NHWC "$tmp/in" "$tmp/x" 2>"$tmp/err"
@@ -214,6 +215,160 @@ fi
 # --physical-shape: the shape in --from's order (NHWC: N,H,W,C)
 $T convert --shape 2x4x5x3 --physical-shape --dtype f16 --from NHWC --to NCHW "$tmp/o2" "$tmp/o9"
 cmp -s "$tmp/in2" "$tmp/o9" && ok convert/physical-shape || bad convert/physical-shape
+
+# --- the review of SDK 1.0 (notes/review-sdk.md), case by case ---------------
+chmod 755 "$tmp"
+cv() { $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$@"; }
+
+# A1: a stream is read no further than the source's size and one byte
+head -c $((64 << 20)) /dev/zero | cv - "$tmp/a1" 2>"$tmp/err"
+expect a1/endless-stream/exit 1 $?
+grep -q "has more than 240 bytes" "$tmp/err" && ok a1/endless-stream/message ||
+	bad a1/endless-stream/message "$(cat "$tmp/err")"
+[ ! -e "$tmp/a1" ] && ok a1/endless-stream/nothing-written || bad a1/endless-stream/nothing-written
+head -c $((64 << 20)) /dev/zero | cv --allow-larger-input - "$tmp/a1"
+expect a1/allow-larger/exit 0 $?
+expect a1/allow-larger/size 240 "$(stat -c %s "$tmp/a1")"
+
+# C: options end at "--"; an option twice is refused; --block goes to the
+# one side that takes that block, and both taking it is ambiguous
+cp "$tmp/in2" "$tmp/-v"
+(cd "$tmp" && $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC -- -v dd) &&
+	cmp -s "$tmp/o2" "$tmp/dd" && ok c/double-dash || bad c/double-dash
+$T plan --shape 8x12 --dtype f16 --from RowMajor --to zN --to-block 4x4 --to-block 8x8 \
+	>/dev/null 2>"$tmp/err"
+expect c/option-twice/exit 2 $?
+grep -q "option --to-block given twice" "$tmp/err" && ok c/option-twice/message ||
+	bad c/option-twice/message "$(cat "$tmp/err")"
+$T plan --shape 8x12 --dtype f16 --from zN --to nZ --block 4x4 >/dev/null 2>"$tmp/err"
+expect c/block-both-sides/exit 1 $?
+grep -q "both zN and nZ take it" "$tmp/err" && ok c/block-both-sides/message ||
+	bad c/block-both-sides/message "$(cat "$tmp/err")"
+$T plan --shape 2x5x3x3 --dtype f16 --from NC1HWC0 --to zN --block 4 >/dev/null 2>"$tmp/err"
+expect c/block-to-the-side-that-takes-it 0 $?
+for opt in --block --from-block --to-block --from-dtype --to-dtype --reinterpret --physical-shape; do
+	$T plan --help | grep -q -- "$opt" && ok "c/plan-help/$opt" || bad "c/plan-help/$opt"
+done
+
+# C: OUT naming our own stdout is that descriptor, at its offset
+{ echo header; cv "$tmp/in2" /dev/stdout; } > "$tmp/so"
+{ echo header; cat "$tmp/o2"; } > "$tmp/so.want"
+cmp -s "$tmp/so" "$tmp/so.want" && ok c/dev-stdout-keeps-what-came-before ||
+	bad c/dev-stdout-keeps-what-came-before "$(stat -c %s "$tmp/so")"
+echo header > "$tmp/so2"
+cv "$tmp/in2" /dev/stdout >> "$tmp/so2"
+cmp -s "$tmp/so2" "$tmp/so.want" && ok c/dev-stdout-appends || bad c/dev-stdout-appends
+# C: a symlink to nothing is refused (its target could be anywhere)
+ln -s "$tmp/nowhere/x" "$tmp/dangling"
+cv "$tmp/in2" "$tmp/dangling" 2>"$tmp/err"
+expect c/dangling-symlink/exit 1 $?
+grep -q "symlink to nothing" "$tmp/err" && ok c/dangling-symlink/message ||
+	bad c/dangling-symlink/message "$(cat "$tmp/err")"
+# C: --device auto without an engine says so with -v
+cv -v --device auto "$tmp/in2" "$tmp/auto" 2>"$tmp/err"
+expect c/device-auto-cpu/exit 0 $?
+grep -q -e "--device auto: .*converting on the CPU" "$tmp/err" && ok c/device-auto-cpu/says-so ||
+	bad c/device-auto-cpu/says-so "$(cat "$tmp/err")"
+
+# B5: no O_TMPFILE on the file system (an LD_PRELOAD shim says
+# EOPNOTSUPP): a new OUT is created exclusively, an existing one written
+# in place. Skipped where LD_PRELOAD cannot reach (a static binary).
+if command -v cc >/dev/null && [ -z "${TC_CLI_WRAP:-}" ]; then
+	cat > "$tmp/notmpfile.c" <<'SHIM'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+static int refused(int flags)
+{
+	const char *mark = getenv("TC_SHIM_MARK");
+	if ((flags & O_TMPFILE) != O_TMPFILE)
+		return 0;
+	if (mark)
+		close(open(mark, O_WRONLY | O_CREAT, 0644));
+	errno = EOPNOTSUPP;
+	return 1;
+}
+#define WRAP(name, ...) \
+	int name(__VA_ARGS__, int flags, ...) { \
+		static int (*real)(); va_list ap; mode_t m; \
+		va_start(ap, flags); m = va_arg(ap, mode_t); va_end(ap); \
+		if (refused(flags)) return -1; \
+		if (!real) real = (int (*)())dlsym(RTLD_NEXT, #name); \
+		return real(ARGS, flags, m); }
+#define ARGS p
+WRAP(open, const char *p)
+WRAP(open64, const char *p)
+#undef ARGS
+#define ARGS d, p
+WRAP(openat, int d, const char *p)
+WRAP(openat64, int d, const char *p)
+SHIM
+	if cc -shared -fPIC -o "$tmp/notmpfile.so" "$tmp/notmpfile.c" -ldl 2>"$tmp/err"; then
+		shim() { TC_SHIM_MARK=$tmp/shim.hit LD_PRELOAD=$tmp/notmpfile.so \
+			ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$@"; }
+		shim $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/b5new"
+		rc=$?
+		if [ -e "$tmp/shim.hit" ]; then
+			expect b5/no-tmpfile/new/exit 0 $rc
+			cmp -s "$tmp/o2" "$tmp/b5new" && ok b5/no-tmpfile/new/data || bad b5/no-tmpfile/new/data
+			echo old > "$tmp/b5old"; chmod 640 "$tmp/b5old"
+			shim $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/b5old"
+			expect b5/no-tmpfile/existing/exit 0 $?
+			cmp -s "$tmp/o2" "$tmp/b5old" && ok b5/no-tmpfile/existing/data ||
+				bad b5/no-tmpfile/existing/data
+			expect b5/no-tmpfile/existing/mode 640 "$(stat -c %a "$tmp/b5old")"
+		else
+			echo "skip b5/no-tmpfile: LD_PRELOAD does not reach this binary"
+		fi
+	else
+		bad b5/no-tmpfile/shim-build "$(cat "$tmp/err")"
+	fi
+else
+	echo "skip b5/no-tmpfile: no cc, or an emulated binary LD_PRELOAD cannot reach"
+fi
+
+# A2, B5 as a user who is not root: OUT must be writable, as for '>'; its
+# owner is kept; a directory the user may not write still lets it write
+# OUT in place. Needs root (to be someone else) and the binary readable
+# by nobody; skipped with the reason otherwise.
+nb=(runuser -u nobody --)
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && "${nb[@]}" $T --version >/dev/null 2>&1; then
+	d=$tmp/nb
+	mkdir -m 0777 "$d"	# not sticky: renaming over others' files is allowed
+	cp "$tmp/in2" "$d/in"; chmod 644 "$d/in"
+	# a file of nobody's, read-only: refused, untouched (cat > refuses too)
+	echo keep > "$d/ro"; chown nobody "$d/ro"; chmod 444 "$d/ro"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/ro" 2>"$tmp/err"
+	expect a2/read-only/exit 1 $?
+	expect a2/read-only/untouched keep "$(cat "$d/ro")"
+	grep -q "cannot open for writing" "$tmp/err" && ok a2/read-only/message ||
+		bad a2/read-only/message "$(cat "$tmp/err")"
+	# root's 0644 file in a directory anyone may write: refused, still root's
+	echo keep > "$d/roots"; chmod 644 "$d/roots"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/roots" 2>/dev/null
+	expect a2/others-file/exit 1 $?
+	expect a2/others-file/untouched "keep root" "$(cat "$d/roots") $(stat -c %U "$d/roots")"
+	# root's file that nobody may write: written, and still root's
+	echo old > "$d/shared"; chmod 666 "$d/shared"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/shared"
+	expect a2/owner-kept/exit 0 $?
+	cmp -s "$tmp/o2" "$d/shared" && ok a2/owner-kept/data || bad a2/owner-kept/data
+	expect a2/owner-kept/owner "root 666" "$(stat -c '%U %a' "$d/shared")"
+	# B5: nobody's file in a directory nobody may not write: written in place
+	mkdir "$d/ro-dir"; echo old > "$d/ro-dir/f"; chown nobody "$d/ro-dir/f"; chmod 555 "$d/ro-dir"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/ro-dir/f" 2>"$tmp/err"
+	expect b5/read-only-dir/exit 0 $?
+	cmp -s "$tmp/o2" "$d/ro-dir/f" && ok b5/read-only-dir/data || bad b5/read-only-dir/data "$(cat "$tmp/err")"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/ro-dir/new" 2>/dev/null
+	expect b5/read-only-dir/no-new-file 1 $?
+	chmod 755 "$d/ro-dir"
+else
+	echo "skip a2/b5 as nobody: not root, no runuser, or nobody cannot run $T"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

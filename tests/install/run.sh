@@ -28,7 +28,7 @@ fi
 for f in lib/libtilecopy.so.1 lib/libtilecopy.a lib/pkgconfig/tilecopy.pc \
 	 lib/libtilecopy-device.so.1 lib/libtilecopy-device.a lib/pkgconfig/tilecopy-device.pc \
 	 include/tilecopy/tilecopy.h include/tilecopy/device.h include/tilecopy/dlpack.h \
-	 include/tilecopy/uapi/tilecopy_accel.h bin/tilecopy; do
+	 include/tilecopy/uapi/tilecopy_accel.h bin/tilecopy bin/tilecopy-bench; do
 	[ -e "$P/$f" ] && ok "install/$f" || bad "install/$f"
 done
 outside=$(find "$tmp" -mindepth 1 -newer "$tmp/stamp" -not -path "$P*" -not -name err 2>/dev/null)
@@ -95,12 +95,92 @@ c++ -x c++ -Wall -Werror $(pkg-config --cflags tilecopy-device) "$tmp/h.c" -o "$
 	$(pkg-config --libs tilecopy-device) 2>"$tmp/err" && ok headers/c++ || bad headers/c++ "$(cat "$tmp/err")"
 cc -std=c99 -pedantic -Wall -Werror $(pkg-config --cflags tilecopy-device) -c "$tmp/h.c" -o "$tmp/h.o" \
 	2>"$tmp/err" && ok headers/c99-pedantic || bad headers/c99-pedantic "$(cat "$tmp/err")"
+# docs/sdk.md's complete example is examples/convert.c, verbatim
+awk '/^## A complete example/ { on = 1 } on && /^```c$/ { grab = 1; next }
+	grab && /^```$/ { exit } grab' docs/sdk.md > "$tmp/doc_example.c"
+if cmp -s "$tmp/doc_example.c" examples/convert.c; then
+	ok docs/sdk.md/complete-example-is-examples-convert.c
+else
+	bad docs/sdk.md/complete-example-is-examples-convert.c "$(diff "$tmp/doc_example.c" examples/convert.c | head -5)"
+fi
+# a CPU-only program walks and prints a plan's descriptors without drm.h
+# (tilecopy.pc has no libdrm cflags; tilecopy_plan_desc, review B8)
+if pkg-config --cflags tilecopy | grep -q libdrm; then
+	bad examples/convert/no-libdrm-cflags "$(pkg-config --cflags tilecopy)"
+elif LD_LIBRARY_PATH=$P/lib "$tmp/convert" | grep -q "^descriptor 1: COPY"; then
+	ok examples/convert/descriptors-without-drm.h
+else
+	bad examples/convert/descriptors-without-drm.h "$(LD_LIBRARY_PATH=$P/lib "$tmp/convert" 2>&1 | head -3)"
+fi
+# the device library fits any core of its private interface, whatever the
+# release (review B14): the installed one loads against a core relinked
+# from the same objects as release x.y.99 (the node used to be named after
+# the exact release, TILECOPY_PRIVATE_1.0.0, and this failed to load)
+need=$(readelf -V "$P/lib/libtilecopy-device.so.1" | sed -n 's/.*Name: \(TILECOPY_PRIVATE[^ ]*\).*/\1/p')
+case "$need" in TILECOPY_PRIVATE_[0-9]*[!.0-9]* | *.* | "") bad "packaging/private-node-not-a-release" "$need" ;;
+	*) ok "packaging/private-node-not-a-release ($need)" ;; esac
+ver=$(cd "$P/lib" && ls libtilecopy.so.*.*.* | sed 's/^libtilecopy\.so\.//')
+other=${ver%.*}.99
+mkdir -p "$tmp/relink"
+ln -s "$PWD/$B/obj" "$tmp/relink/obj"
+if make -s BUILD="$tmp/relink" LIB_VERSION="$other" "$tmp/relink/lib/libtilecopy.so" >"$tmp/err" 2>&1 &&
+	[ -e "$tmp/relink/lib/libtilecopy.so.$other" ] &&
+	LD_LIBRARY_PATH=$tmp/relink/lib:$P/lib "$tmp/device_info" >"$tmp/out" 2>&1 &&
+	LD_LIBRARY_PATH=$tmp/relink/lib:$P/lib ldd "$tmp/device_info" | grep -q "relink/lib/libtilecopy.so.1"; then
+	ok "packaging/device-library-on-core-$other"
+else
+	bad "packaging/device-library-on-core-$other" "$(cat "$tmp/err" "$tmp/out" | tail -3)"
+fi
 # a program of the core alone does not pull in libdrm or libudev
 if LD_LIBRARY_PATH=$P/lib ldd "$tmp/convert" | grep -q -E 'libdrm|libudev'; then
 	bad examples/convert/no-device-libs
 else
 	ok examples/convert/no-device-libs
 fi
+
+# The installed CLI needs the core and libc only (review B6): the device
+# library is loaded when a command needs an engine, the oneDNN benchmark is
+# tilecopy-bench; so a CPU-only user without libtilecopy-device, libdrm,
+# libudev, oneDNN, libgomp, libstdc++ or OpenCL runs it.
+needed=$(readelf -d "$P/bin/tilecopy" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort | paste -sd' ')
+case " $needed " in
+*" libtilecopy.so.1 "*) extra=$(echo "$needed" | tr ' ' '\n' |
+	grep -v -E '^(libtilecopy\.so\.1|libc\.so\.6|libm\.so\.6)$' || true) ;;
+*) extra="no libtilecopy.so.1 in: $needed" ;;
+esac
+[ -z "$extra" ] && ok "cli/needs-core-and-libc-only ($needed)" || bad cli/needs-core-and-libc-only "$extra"
+deps=$(ldd "$P/bin/tilecopy")
+if echo "$deps" | grep -q -E 'libdrm|libudev|libdnnl|libgomp|libstdc\+\+|libOpenCL|libtilecopy-device'; then
+	bad cli/no-device-or-onednn-libs "$deps"
+elif echo "$deps" | grep -q "libtilecopy.so.1 => $P/bin/../lib/libtilecopy.so.1"; then
+	ok cli/no-device-or-onednn-libs-and-finds-its-lib
+else
+	bad cli/finds-its-lib "$deps"
+fi
+# a CPU-only installation: the prefix without the device library or the benchmark
+cp -a "$P" "$tmp/cpuonly"
+rm -f "$tmp/cpuonly"/lib/libtilecopy-device* "$tmp/cpuonly/bin/tilecopy-bench"
+C=$tmp/cpuonly/bin/tilecopy
+head -c 480 /dev/urandom > "$tmp/in480"
+"$C" convert --shape 2x3x4x5 --dtype f32 --from NCHW --to NHWC "$tmp/in480" "$tmp/o1" 2>"$tmp/err" &&
+	"$P/bin/tilecopy" convert --shape 2x3x4x5 --dtype f32 --from NCHW --to NHWC "$tmp/in480" "$tmp/o2" &&
+	cmp -s "$tmp/o1" "$tmp/o2" && ok cli/cpu-only/convert || bad cli/cpu-only/convert "$(cat "$tmp/err")"
+"$C" info > "$tmp/out" 2>&1
+grep -q "no tilecopy engine found (the device library cannot be loaded" "$tmp/out" &&
+	ok cli/cpu-only/info || bad cli/cpu-only/info "$(cat "$tmp/out")"
+"$C" convert -v --device auto --shape 2x3x4x5 --dtype f32 --from NCHW --to NHWC "$tmp/in480" "$tmp/o3" 2>"$tmp/err" &&
+	cmp -s "$tmp/o1" "$tmp/o3" && grep -q "converting on the CPU" "$tmp/err" &&
+	ok cli/cpu-only/device-auto || bad cli/cpu-only/device-auto "$(cat "$tmp/err")"
+"$C" convert --device 0 --shape 2x3x4x5 --dtype f32 --from NCHW --to NHWC "$tmp/in480" "$tmp/o4" 2>"$tmp/err"
+[ $? = 1 ] && grep -q "device library cannot be loaded" "$tmp/err" && [ ! -e "$tmp/o4" ] &&
+	ok cli/cpu-only/device-0-refused || bad cli/cpu-only/device-0-refused "$(cat "$tmp/err")"
+"$C" bench --reps 1 > "$tmp/out" 2>&1
+[ $? = 1 ] && grep -q "cannot run .*tilecopy-bench" "$tmp/out" && ok cli/cpu-only/bench-says-why ||
+	bad cli/cpu-only/bench-says-why "$(cat "$tmp/out")"
+# ... and with the benchmark installed, tilecopy bench runs it
+"$P/bin/tilecopy" bench --json --reps 1 --case small-4k-f32 > "$tmp/out" 2>&1 &&
+	grep -q '"case": *"small-4k-f32"' "$tmp/out" && ok cli/bench-runs-tilecopy-bench ||
+	bad cli/bench-runs-tilecopy-bench "$(head -3 "$tmp/out")"
 
 # LDFLAGS reaches every link (a dry run with a marker)
 out=$(make -n -B LDFLAGS=-Wl,--tc-marker BUILD="$B" "$B/lib/libtilecopy.so" "$B/lib/libtilecopy-device.so" \

@@ -185,6 +185,29 @@ START_TEST(test_in_place)
 	tilecopy_plan_destroy(p);
 	tilecopy_tensor_destroy(a);
 	tilecopy_tensor_destroy(b);
+	/*
+	 * A view terabytes into its buffer (the buffer "starts" near address
+	 * 0; only the view is dereferenced), in place: only its footprint is
+	 * copied aside (it asked for the whole offset of heap, and read before
+	 * the view).
+	 */
+	{
+		uint64_t off = ((uintptr_t)buf - 4096) & ~(uint64_t)15;
+		uintptr_t base = (uintptr_t)buf - (uintptr_t)off;
+
+		buf[0] = 0, buf[1] = 40, buf[2] = 20, buf[3] = 1;
+		TC_OK(tilecopy_tensor_create_strided(&a, 2, shape, NULL, TILECOPY_DT_I32, off, 0));
+		TC_OK(tilecopy_tensor_create_strided(&b, 2, shape, (int64_t[]){ 1, 2 },
+						     TILECOPY_DT_I32, off, 0));
+		TC_OK(tilecopy_plan_create(&p, a, b, 0));
+		TC_OK(tilecopy_plan_execute_cpu(p, (const void *)base, off + 16, (void *)base,
+						off + 16, NULL));
+		ck_assert_int_eq(buf[1], 20);
+		ck_assert_int_eq(buf[2], 40);
+		tilecopy_plan_destroy(p);
+		tilecopy_tensor_destroy(a);
+		tilecopy_tensor_destroy(b);
+	}
 }
 END_TEST
 
@@ -253,15 +276,150 @@ END_TEST
 
 START_TEST(test_shape_parse_strict)
 {
-	int64_t s[4];
-	int r;
+	int64_t s[4] = { 11, 11, 11, 11 };
+	int r = 77;
 
 	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2x3x"), TILECOPY_ERR_PARSE, "end");
 	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2,"), TILECOPY_ERR_PARSE, "end");
 	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "x2"), TILECOPY_ERR_PARSE, "");
 	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2xx3"), TILECOPY_ERR_PARSE, "");
+	/* one kind of separator throughout; X is x */
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2x3,4"), TILECOPY_ERR_PARSE, "mixes");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2,3X4"), TILECOPY_ERR_PARSE, "mixes");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "+2x3"), TILECOPY_ERR_PARSE, "");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "2x 3"), TILECOPY_ERR_PARSE, "");
+	TC_FAILS(tilecopy_shape_parse(s, &r, 4, "9223372036854775808"), TILECOPY_ERR_PARSE,
+		 "2^63-1");
+	/* outputs are written only on success (review B12) */
+	ck_assert_int_eq(s[0], 11);
+	ck_assert_int_eq(s[1], 11);
+	ck_assert_int_eq(r, 77);
+	TC_FAILS(tilecopy_shape_parse(s, &r, 2, "2x3x4"), TILECOPY_ERR_BUFFER_TOO_SMALL,
+		 "3 dimensions, more than 2");
+	ck_assert_int_eq(s[0], 11);
+	TC_FAILS(tilecopy_shape_parse(s, &r, 0, "2"), TILECOPY_ERR_INVALID_ARG, "max");
 	TC_OK(tilecopy_shape_parse(s, &r, 4, "2x3"));
 	ck_assert_int_eq(r, 2);
+	TC_OK(tilecopy_shape_parse(s, &r, 4, "2X3X5"));
+	ck_assert_int_eq(r, 3);
+	ck_assert_int_eq(s[2], 5);
+	/* the largest dimension there is */
+	TC_OK(tilecopy_shape_parse(s, &r, 4, "9223372036854775807"));
+	ck_assert_int_eq(s[0], INT64_MAX);
+}
+END_TEST
+
+/*
+ * The descriptors in plain C types (review B8): the same fields as the
+ * uAPI struct, for programs without libdrm's drm.h; a larger (newer)
+ * struct gets its extra bytes zeroed and struct_size says what was filled.
+ */
+START_TEST(test_plan_desc)
+{
+	int64_t shape[4] = { 2, 3, 5, 7 };
+	tilecopy_tensor_t *s, *d;
+	tilecopy_plan_t *p;
+	const struct drm_tilecopy_desc *dd;
+	struct {
+		struct tilecopy_desc desc;
+		uint64_t newer[2];
+	} big;
+	struct tilecopy_desc one;
+	char a[512], b[512];
+	size_t n;
+
+	TC_OK(tilecopy_tensor_create(&s, "NCHW", shape, 4, TILECOPY_DT_F16, NULL, 0));
+	TC_OK(tilecopy_tensor_create(&d, "NC1HWC0", shape, 4, TILECOPY_DT_F16, NULL, 0));
+	TC_OK(tilecopy_plan_create(&p, s, d, 0));
+	TC_OK(tilecopy_plan_descs(p, &dd, &n));
+	ck_assert_uint_ge(n, 2);	/* a fill of the padding, a copy */
+	for (size_t i = 0; i < n; i++) {
+		memset(&big, 0xa5, sizeof(big));
+		big.desc.struct_size = sizeof(big);
+		TC_OK(tilecopy_plan_desc(p, i, &big.desc));
+		ck_assert_uint_eq(big.desc.struct_size, sizeof(struct tilecopy_desc));
+		ck_assert(big.newer[0] == 0 && big.newer[1] == 0);
+		ck_assert_uint_eq(big.desc.op, dd[i].op);
+		ck_assert_uint_eq(big.desc.elem_size, dd[i].elem_size);
+		ck_assert_uint_eq(big.desc.ndims, dd[i].ndims);
+		ck_assert(big.desc.src == dd[i].src && big.desc.dst == dd[i].dst &&
+			  big.desc.value == dd[i].value);
+		for (int k = 0; k < TILECOPY_DESC_MAX_DIMS; k++)
+			ck_assert(big.desc.extent[k] == dd[i].extent[k] &&
+				  big.desc.src_stride[k] == dd[i].src_stride[k] &&
+				  big.desc.dst_stride[k] == dd[i].dst_stride[k]);
+		TC_OK(tilecopy_plan_desc_format(p, i, a, sizeof(a)));
+		TC_OK(tilecopy_desc_format(&dd[i], b, sizeof(b)));
+		ck_assert_str_eq(a, b);
+	}
+	ck_assert_uint_eq(dd[0].op, TILECOPY_DESC_FILL);
+	one.struct_size = sizeof(one);
+	TC_FAILS(tilecopy_plan_desc(p, n, &one), TILECOPY_ERR_INVALID_ARG, "descriptors");
+	TC_FAILS(tilecopy_plan_desc_format(p, n, a, sizeof(a)), TILECOPY_ERR_INVALID_ARG,
+		 "descriptors");
+	one.struct_size = 4;
+	TC_FAILS(tilecopy_plan_desc(p, 0, &one), TILECOPY_ERR_INVALID_ARG, "struct_size 4");
+	NUL_FAILS(tilecopy_plan_desc(p, 0, NULL));
+	NUL_FAILS(tilecopy_plan_desc(NULL, 0, &one));
+	NUL_FAILS(tilecopy_plan_desc_format(NULL, 0, a, sizeof(a)));
+	TC_FAILS(tilecopy_plan_desc((tilecopy_plan_t *)s, 0, &one), TILECOPY_ERR_INVALID_ARG,
+		 "not a plan");
+	tilecopy_plan_destroy(p);
+	tilecopy_tensor_destroy(s);
+	tilecopy_tensor_destroy(d);
+}
+END_TEST
+
+/*
+ * Statuses and messages as docs/sdk.md's table gives them (review B11):
+ * a name that does not parse is PARSE, an output array or buffer too small
+ * is BUFFER_TOO_SMALL with the size needed, and the message names the field.
+ */
+START_TEST(test_status_table)
+{
+	int64_t shape[2] = { 4, 6 }, crd[2], v;
+	tilecopy_layout_t *l;
+	tilecopy_tensor_t *t, *blk;
+	tilecopy_plan_t *p;
+	tilecopy_dtype_t dt;
+	const struct drm_tilecopy_desc *d;
+	DLManagedTensor *m;
+	char buf[256], small[5];
+	size_t n;
+	int64_t four[4] = { 2, 20, 3, 5 };
+
+	TC_FAILS(tilecopy_dtype_parse(&dt, "f33"), TILECOPY_ERR_PARSE, "dtype: unknown");
+	TC_OK(tilecopy_layout_parse(&l, "(4,6):(6,1)"));
+	TC_FAILS(tilecopy_layout_idx2crd(l, 0, crd, 1), TILECOPY_ERR_BUFFER_TOO_SMALL, "ncoord");
+	/* size 0 asks for the size needed */
+	TC_FAILS(tilecopy_layout_print(l, NULL, 0), TILECOPY_ERR_BUFFER_TOO_SMALL, "needs 12");
+	TC_FAILS(tilecopy_layout_print(l, buf, 0), TILECOPY_ERR_BUFFER_TOO_SMALL, "needs 12");
+	TC_FAILS(tilecopy_layout_print(l, NULL, 8), TILECOPY_ERR_INVALID_ARG, "buf: NULL");
+	TC_OK(tilecopy_layout_print(l, buf, 12));
+	ck_assert_str_eq(buf, "(4,6):(6,1)");
+	/* no strides: CuTe's compact column-major */
+	tilecopy_layout_destroy(l);
+	TC_OK(tilecopy_layout_create(&l, 2, shape, NULL));
+	TC_OK(tilecopy_layout_leaf(l, 1, NULL, &v));
+	ck_assert_int_eq(v, 4);
+	tilecopy_layout_destroy(l);
+	TC_OK(tilecopy_tensor_create(&t, "RowMajor", shape, 2, TILECOPY_DT_F32, NULL, 0));
+	TC_OK(tilecopy_plan_create(&p, t, t, 0));
+	TC_OK(tilecopy_plan_descs(p, &d, &n));
+	TC_FAILS(tilecopy_desc_format(d, small, sizeof(small)), TILECOPY_ERR_BUFFER_TOO_SMALL,
+		 "it needs");
+	ck_assert_uint_eq(strlen(small), sizeof(small) - 1);
+	TC_FAILS(tilecopy_desc_format(d, NULL, 0), TILECOPY_ERR_BUFFER_TOO_SMALL, "it needs");
+	TC_FAILS(tilecopy_desc_format(d, NULL, 9), TILECOPY_ERR_INVALID_ARG, "buf: NULL");
+	TC_OK(tilecopy_desc_format(d, buf, sizeof(buf)));
+	ck_assert_ptr_nonnull(strstr(buf, "COPY"));
+	tilecopy_plan_destroy(p);
+	/* a blocked dim as one DLPack stride: the message keeps its field */
+	TC_OK(tilecopy_tensor_create(&blk, "nChw16c", four, 4, TILECOPY_DT_F32, NULL, 0));
+	TC_FAILS(tilecopy_tensor_to_dlpack(&m, blk, buf, 0), TILECOPY_ERR_UNSUPPORTED,
+		 "tensor: dim 1 is blocked");
+	tilecopy_tensor_destroy(blk);
+	tilecopy_tensor_destroy(t);
 }
 END_TEST
 
@@ -408,6 +566,163 @@ START_TEST(test_physical_shape)
 }
 END_TEST
 
+/*
+ * One physical order (review A5): tilecopy_tensor_physical_order of a
+ * tensor made from a logical shape, applied to that shape, gives the
+ * physical shape TILECOPY_TENSOR_SHAPE_PHYSICAL takes back to the same
+ * tensor - size-1 dims and single fractal blocks included, whose strides
+ * tie with their neighbours'.
+ */
+START_TEST(test_physical_order_roundtrip)
+{
+	static const struct {
+		const char *fmt, *block;
+		int rank;
+	} fmts[] = {
+		{ "NCHW", NULL, 4 }, { "NHWC", NULL, 4 }, { "CHWN", NULL, 4 },
+		{ "HWCN", NULL, 4 }, { "nChw16c", NULL, 4 }, { "NCHW4", NULL, 4 },
+		{ "NC1HWC0", NULL, 4 }, { "CHWN4", NULL, 4 }, { "NDHWC", NULL, 5 },
+		{ "nCdhw16c", NULL, 5 }, { "zN", NULL, 2 }, { "zN", "4x8", 3 },
+		{ "nZ", NULL, 2 }, { "zZ", NULL, 2 }, { "nN", "2x2", 2 },
+		{ "RowMajor", NULL, 3 }, { "ColumnMajor", NULL, 2 },
+		{ "OIhw16i16o", NULL, 4 }, { "strided:1,6,2", NULL, 3 },
+	};
+	uint64_t seed = 0x0de5;
+	int done = 0;
+
+	for (int it = 0; it < 2000; it++) {
+		int f = (int)(tc_rand(&seed) % (sizeof(fmts) / sizeof(fmts[0])));
+		int64_t shape[5], phys[5], got[5];
+		int order[5], order2[5], rank = fmts[f].rank;
+		tilecopy_tensor_t *t, *u;
+		const tilecopy_layout_t *lt, *lu;
+
+		for (int k = 0; k < rank; k++) {
+			/* sizes 1 often; up to 40 (one fractal block or several) */
+			uint64_t r = tc_rand(&seed) % 4;
+
+			shape[k] = r == 0 ? 1 : r == 1 ? 2 + (int64_t)(tc_rand(&seed) % 6) :
+				   1 + (int64_t)(tc_rand(&seed) % 40);
+		}
+		if (tilecopy_tensor_create(&t, fmts[f].fmt, shape, rank, TILECOPY_DT_F16,
+					   fmts[f].block, 0))
+			continue;
+		TC_OK(tilecopy_tensor_physical_order(t, order, 5));
+		for (int k = 0; k < rank; k++)
+			phys[k] = shape[order[k]];
+		TC_OK(tilecopy_tensor_create(&u, fmts[f].fmt, phys, rank, TILECOPY_DT_F16,
+					     fmts[f].block, TILECOPY_TENSOR_SHAPE_PHYSICAL));
+		TC_OK(tilecopy_tensor_shape(u, got, 5));
+		ck_assert_msg(!memcmp(got, shape, sizeof(shape[0]) * (size_t)rank),
+			      "%s rank %d: shape %lldx%lld... came back %lldx%lld...",
+			      fmts[f].fmt, rank, (long long)shape[0], (long long)shape[1],
+			      (long long)got[0], (long long)got[1]);
+		TC_OK(tilecopy_tensor_physical_order(u, order2, 5));
+		ck_assert(!memcmp(order, order2, sizeof(order[0]) * (size_t)rank));
+		TC_OK(tilecopy_tensor_layout(t, &lt));
+		TC_OK(tilecopy_tensor_layout(u, &lu));
+		ck_assert(lt->nleaves == lu->nleaves &&
+			  !memcmp(lt->shape, lu->shape, sizeof(lt->shape[0]) * (size_t)lt->nleaves) &&
+			  !memcmp(lt->stride, lu->stride, sizeof(lt->stride[0]) * (size_t)lt->nleaves));
+		tilecopy_tensor_destroy(t);
+		tilecopy_tensor_destroy(u);
+		done++;
+	}
+	ck_assert_int_gt(done, 1500);
+}
+END_TEST
+
+/* The review's cases: NHWC with C = 1, zN with one row block. */
+START_TEST(test_physical_order_review_cases)
+{
+	int64_t nhwc[4] = { 2, 1, 17, 3 }, zn[2] = { 3, 100 }, got[4];
+	int order[4];
+	tilecopy_tensor_t *t;
+
+	TC_OK(tilecopy_tensor_create(&t, "NHWC", nhwc, 4, TILECOPY_DT_F32, NULL, 0));
+	TC_OK(tilecopy_tensor_physical_order(t, order, 4));
+	ck_assert(order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1);
+	tilecopy_tensor_destroy(t);
+	TC_OK(tilecopy_tensor_create(&t, "zN", zn, 2, TILECOPY_DT_F16, NULL, 0));
+	TC_OK(tilecopy_tensor_physical_order(t, order, 2));
+	ck_assert(order[0] == 1 && order[1] == 0);	/* zN: column blocks outermost */
+	tilecopy_tensor_destroy(t);
+	got[0] = 100, got[1] = 3;
+	TC_OK(tilecopy_tensor_create(&t, "zN", got, 2, TILECOPY_DT_F16, NULL,
+				     TILECOPY_TENSOR_SHAPE_PHYSICAL));
+	TC_OK(tilecopy_tensor_shape(t, got, 2));
+	ck_assert(got[0] == 3 && got[1] == 100);
+	tilecopy_tensor_destroy(t);
+}
+END_TEST
+
+/*
+ * A tensor's borrowed layout is refused by tilecopy_layout_destroy (it
+ * aborted in free) and stays usable (review A6); a clone of it is a
+ * layout of its own.
+ */
+START_TEST(test_borrowed_layout)
+{
+	int64_t shape[2] = { 2, 3 }, size;
+	tilecopy_tensor_t *t;
+	const tilecopy_layout_t *l;
+	tilecopy_layout_t *c;
+
+	TC_OK(tilecopy_tensor_create(&t, "RowMajor", shape, 2, TILECOPY_DT_F32, NULL, 0));
+	TC_OK(tilecopy_tensor_layout(t, &l));
+	tilecopy_layout_destroy((tilecopy_layout_t *)l);
+	ck_assert_ptr_nonnull(strstr(tilecopy_last_error(), "borrowed"));
+	TC_OK(tilecopy_layout_size(l, &size));
+	ck_assert_int_eq(size, 6);
+	TC_OK(tilecopy_layout_clone(&c, l));
+	tilecopy_tensor_destroy(t);
+	TC_OK(tilecopy_layout_size(c, &size));
+	tilecopy_layout_destroy(c);
+}
+END_TEST
+
+/* A CPU DLTensor of f32 of @ndim dims. */
+static void dl_f32(DLTensor *dl, int ndim, int64_t *shape, int64_t *strides)
+{
+	memset(dl, 0, sizeof(*dl));
+	dl->device.device_type = kDLCPU;
+	dl->ndim = ndim;
+	dl->dtype.code = kDLFloat;
+	dl->dtype.bits = 32;
+	dl->dtype.lanes = 1;
+	dl->shape = shape;
+	dl->strides = strides;
+}
+
+/*
+ * A tensor no buffer can hold is refused when it is made (review B10), not
+ * at its first use; 2^63 bytes exactly is a size (uint64_t), 2^64 is not.
+ */
+START_TEST(test_byte_size_at_creation)
+{
+	int64_t big4[4] = { INT64_MAX, 1, 1, 1 }, sq[2] = { 1ll << 31, 1ll << 31 };
+	int64_t e63[1] = { 1ll << 61 }, one[1] = { 1 };
+	tilecopy_tensor_t *t = (tilecopy_tensor_t *)1;
+	DLTensor dl = { 0 };
+	uint64_t bytes;
+
+	TC_FAILS(tilecopy_tensor_create(&t, "NCHW", big4, 4, TILECOPY_DT_F32, NULL, 0),
+		 TILECOPY_ERR_OVERFLOW, "");
+	ck_assert_ptr_null(t);
+	TC_FAILS(tilecopy_tensor_create(&t, "RowMajor", sq, 2, TILECOPY_DT_F64, NULL, 0),
+		 TILECOPY_ERR_OVERFLOW, "overflows");
+	TC_FAILS(tilecopy_tensor_create_strided(&t, 1, one, NULL, TILECOPY_DT_F32,
+						UINT64_MAX - 3, 0),
+		 TILECOPY_ERR_OVERFLOW, "byte offset");
+	dl_f32(&dl, 1, big4, NULL);
+	TC_FAILS(tilecopy_tensor_from_dlpack(&t, &dl, 0), TILECOPY_ERR_OVERFLOW, "overflows");
+	TC_OK(tilecopy_tensor_create_strided(&t, 1, e63, NULL, TILECOPY_DT_F32, 0, 0));
+	TC_OK(tilecopy_tensor_bytes(t, &bytes));
+	ck_assert_uint_eq(bytes, 1ull << 63);
+	tilecopy_tensor_destroy(t);
+}
+END_TEST
+
 START_TEST(test_dlpack_roundtrip)
 {
 	int64_t shape[4] = { 2, 3, 4, 5 }, strides[4] = { 60, 1, 15, 3 };
@@ -417,13 +732,7 @@ START_TEST(test_dlpack_roundtrip)
 	int same;
 
 	/* a channels-last NCHW tensor, as PyTorch exports it */
-	dl.device.device_type = kDLCPU;
-	dl.ndim = 4;
-	dl.dtype.code = kDLFloat;
-	dl.dtype.bits = 32;
-	dl.dtype.lanes = 1;
-	dl.shape = shape;
-	dl.strides = strides;
+	dl_f32(&dl, 4, shape, strides);
 	dl.byte_offset = 16;
 	TC_OK(tilecopy_tensor_from_dlpack(&t, &dl, 0));
 	TC_OK(tilecopy_tensor_is_contiguous_in(t, "NHWC", &same));
@@ -544,10 +853,16 @@ int main(void)
 	tcase_add_test(tc, test_dtype_mismatch);
 	tcase_add_test(tc, test_hand_built_tensors);
 	tcase_add_test(tc, test_shape_parse_strict);
+	tcase_add_test(tc, test_status_table);
+	tcase_add_test(tc, test_plan_desc);
 	tcase_add_test(tc, test_strided);
 	tcase_add_test(tc, test_view_keeps_gaps);
 	tcase_add_test(tc, test_from_layout);
 	tcase_add_test(tc, test_physical_shape);
+	tcase_add_test(tc, test_physical_order_roundtrip);
+	tcase_add_test(tc, test_physical_order_review_cases);
+	tcase_add_test(tc, test_borrowed_layout);
+	tcase_add_test(tc, test_byte_size_at_creation);
 	tcase_add_test(tc, test_dlpack_roundtrip);
 	tcase_add_test(tc, test_threads_share_handles);
 	suite_add_tcase(s, tc);

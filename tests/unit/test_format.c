@@ -366,6 +366,20 @@ START_TEST(test_queries)
 }
 END_TEST
 
+/* A vector in a plain matrix format is its one dim; fractals need two. */
+START_TEST(test_vector_in_matrix_formats)
+{
+	tilecopy_tensor_t t;
+	int64_t n[1] = { 7 };
+
+	assert_layout("RowMajor", "7", TILECOPY_DT_F32, NULL, "7:1");
+	assert_layout("ColumnMajor", "7", TILECOPY_DT_F32, NULL, "7:1");
+	assert_layout("ND", "7", TILECOPY_DT_F32, NULL, "7:1");
+	TC_FAILS(tc_tensor_make(&t, "zN", n, 1, TILECOPY_DT_F16, NULL),
+		 TILECOPY_ERR_SHAPE_MISMATCH, "needs rank >= 2");
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	tilecopy_tensor_t t;
@@ -398,9 +412,9 @@ START_TEST(test_errors)
 		 TILECOPY_ERR_OVERFLOW, "overflows");
 	TC_FAILS(tilecopy_shape_parse(shape, &rank, 4, "8x0"), TILECOPY_ERR_PARSE, "shape");
 	TC_FAILS(tilecopy_shape_parse(shape, &rank, 4, "8xx2"), TILECOPY_ERR_PARSE, "shape");
-	TC_FAILS(tilecopy_shape_parse(shape, &rank, 2, "1x2x3"), TILECOPY_ERR_PARSE,
+	TC_FAILS(tilecopy_shape_parse(shape, &rank, 2, "1x2x3"), TILECOPY_ERR_BUFFER_TOO_SMALL,
 		 "more than 2");
-	TC_FAILS(tilecopy_dtype_parse(&dt, "f17"), TILECOPY_ERR_INVALID_ARG, "dtype: unknown");
+	TC_FAILS(tilecopy_dtype_parse(&dt, "f17"), TILECOPY_ERR_PARSE, "dtype: unknown");
 	s4[2] = 0;
 	TC_FAILS(tc_tensor_make(&t, "NCHW", s4, 4, TILECOPY_DT_F32, NULL),
 		 TILECOPY_ERR_SHAPE_MISMATCH, "shape[2]");
@@ -422,6 +436,7 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, test_strided_cute);
 	tcase_add_test(tc, test_queries);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_vector_in_matrix_formats);
 	suite_add_tcase(s, tc);
 	return s;
 }

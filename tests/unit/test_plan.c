@@ -182,6 +182,45 @@ START_TEST(test_plans_are_few)
 }
 END_TEST
 
+/*
+ * Blocks that do not nest (review B9): zN 3x5 -> zN/nZ 5x3 repeat every
+ * 15 rows and 15 columns, so the plan has a descriptor per residue pair,
+ * not one per element (it had 1,000,001 for 1000x1000), and is exact.
+ */
+START_TEST(test_plan_blocks_that_do_not_nest)
+{
+	static const char *const to[] = { "zN", "nZ", "zZ" };
+
+	for (size_t i = 0; i < sizeof(to) / sizeof(to[0]); i++) {
+		tilecopy_tensor_t src, dst;
+		tilecopy_plan_t *plan;
+
+		make(&src, "zN", "1000x1000", TILECOPY_DT_F16, "3x5");
+		make(&dst, to[i], "1000x1000", TILECOPY_DT_F16, "5x3");
+		TC_OK(tc_plan_create(&plan, &src, &dst, 0));
+		ck_assert_msg(plan->n <= 15 * 15 + 4, "zN 3x5 -> %s 5x3: %zu descriptors",
+			      to[i], plan->n);
+		tilecopy_plan_destroy(plan);
+		make(&src, "zN", "47x38", TILECOPY_DT_F16, "3x5");
+		make(&dst, to[i], "47x38", TILECOPY_DT_F16, "5x3");
+		check_pair(&src, &dst, "scalar");
+		check_pair(&dst, &src, "scalar");
+		check_pair(&src, &dst, NULL);
+	}
+	/* the size that hit the 2^20 descriptor cap */
+	{
+		tilecopy_tensor_t src, dst;
+		tilecopy_plan_t *plan;
+
+		make(&src, "zN", "4095x4097", TILECOPY_DT_F16, "3x5");
+		make(&dst, "nZ", "4095x4097", TILECOPY_DT_F16, "5x3");
+		TC_OK(tc_plan_create(&plan, &src, &dst, 0));
+		ck_assert_uint_le(plan->n, 15 * 15 + 4);
+		tilecopy_plan_destroy(plan);
+	}
+}
+END_TEST
+
 START_TEST(test_plan_identity_is_one_run)
 {
 	tilecopy_tensor_t t;
@@ -244,6 +283,7 @@ static Suite *plan_suite(void)
 	tcase_add_test(tc, test_strided_and_cute);
 	tcase_add_test(tc, test_plans_are_few);
 	tcase_add_test(tc, test_plan_identity_is_one_run);
+	tcase_add_test(tc, test_plan_blocks_that_do_not_nest);
 	tcase_add_test(tc, test_plan_errors);
 	suite_add_tcase(s, tc);
 	return s;
