@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "tc_test.h"
+#include "cpu/cpu_exec.h"
 #include "tilecopy/dlpack.h"
 
 static tilecopy_tensor_t *make(const char *fmt, const int64_t *shape, int rank)
@@ -104,7 +105,10 @@ START_TEST(test_format_messages)
 }
 END_TEST
 
-/* An executor $TILECOPY_CPU names, not the caller: the message says so. */
+/*
+ * An executor $TILECOPY_CPU names, not the caller: the message says so.
+ * The variable is read once, at the first call: reloaded after each setenv.
+ */
 START_TEST(test_cpu_env_named)
 {
 #ifdef __aarch64__
@@ -116,18 +120,22 @@ START_TEST(test_cpu_env_named)
 	const char *name;
 
 	setenv("TILECOPY_CPU", "garbage", 1);
+	tc_cpu_backend_env_reload();
 	TC_FAILS(tilecopy_cpu_name(NULL, &name), TILECOPY_ERR_INVALID_ARG,
 		 "$TILECOPY_CPU: unknown executor 'garbage'");
 	/* a name the caller passed is the caller's */
 	TC_FAILS(tilecopy_cpu_name("garbage", &name), TILECOPY_ERR_INVALID_ARG,
 		 "cpu: unknown executor 'garbage'");
 	setenv("TILECOPY_CPU", absent, 1);
+	tc_cpu_backend_env_reload();
 	snprintf(want, sizeof(want), "$TILECOPY_CPU: executor '%s' is not available", absent);
 	TC_FAILS(tilecopy_cpu_name(NULL, &name), TILECOPY_ERR_UNSUPPORTED, want);
 	setenv("TILECOPY_CPU", "scalar", 1);
+	tc_cpu_backend_env_reload();
 	TC_OK(tilecopy_cpu_name(NULL, &name));
 	ck_assert_str_eq(name, "scalar");
 	unsetenv("TILECOPY_CPU");
+	tc_cpu_backend_env_reload();
 }
 END_TEST
 
