@@ -277,6 +277,33 @@ def test_out_must_be_memory_written_in_place():
     np.testing.assert_array_equal(np.frombuffer(a, np.float32), ref.expected("NHWC", X))
 
 
+def test_out_plain_bytes_take_the_array_s_type():
+    """A bytearray, an mmap or a memoryview of bytes has no element type:
+    contiguous, it is the destination's bytes, read as the array's type.
+    Typed memory keeps its type, and a strided byte view is not raw bytes."""
+    import mmap
+    want = np.ascontiguousarray(X.transpose(0, 2, 3, 1)).tobytes()   # numpy's NHWC
+    buf = bytearray(X.nbytes)
+    assert tilecopy.convert(X, src="NCHW", dst="NHWC", out=buf) is buf
+    assert bytes(buf) == want
+    m = mmap.mmap(-1, X.nbytes)
+    tilecopy.convert(X, src="NCHW", dst="NHWC", out=memoryview(m))
+    assert m[:] == want
+    skew = bytearray(X.nbytes + 1)                  # not aligned to a float32
+    tilecopy.convert(X, src="NCHW", dst="NHWC", out=memoryview(skew)[1:])
+    assert bytes(skew[1:]) == want and skew[0] == 0
+    odd = bytearray(X.nbytes + 1)
+    with pytest.raises(tilecopy.BufferSizeError, match="no whole number of float32"):
+        tilecopy.convert(X, src="NCHW", dst="NHWC", out=odd)
+    assert odd == bytearray(X.nbytes + 1)
+    with pytest.raises(tilecopy.BufferSizeError, match="takes 2400 bytes"):
+        tilecopy.convert(X, src="NCHW", dst="NHWC", out=bytearray(X.nbytes + 4))
+    with pytest.raises(tilecopy.DtypeError, match="out holds uint8"):
+        tilecopy.convert(X, src="NCHW", dst="NHWC", out=memoryview(bytearray(2 * X.nbytes))[::2])
+    with pytest.raises(tilecopy.DtypeError, match="out holds uint8"):
+        tilecopy.convert(X, src="NCHW", dst="NHWC", out=np.zeros(X.nbytes, np.uint8))
+
+
 def test_dlpack_address_past_2_64_is_refused():
     """data + byte_offset (+ the bytes read) past 2^64: ctypes would wrap the
     address and the library read elsewhere. Refused before anything runs."""

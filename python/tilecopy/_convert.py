@@ -36,7 +36,8 @@ def convert(array, src=None, dst=None, *, shape=None, dtype=None, out=None,
     out     write here instead of a new array: a numpy array, a DLPack
             tensor or a writable buffer (bytearray, memoryview), N-d with
             its own strides, or a contiguous physical buffer of exactly the
-            format's size. Returned.
+            format's size (plain bytes, a bytearray or an mmap, hold the
+            array's element type). Returned.
     src_block, dst_block   block overrides ("RxC" of a fractal, "C0").
     device  "auto" (an engine if one is usable, else the CPU), "cpu",
             "cpu:NAME" (scalar, sse2, avx2, avx512, neon) or a device path.
@@ -62,7 +63,7 @@ def convert(array, src=None, dst=None, *, shape=None, dtype=None, out=None,
                              "comes from the array)" % (sm.name, dtype, want[1]))
         src_t, lshape = _describe(sm, src, shape, src_block, "src")
         if out is not None:
-            dm = _Memory(out, "out", writable=True)
+            dm = _Memory(out, "out", writable=True, like=sm.name)
             if not _dtypes.same(sm.name, dm.name):
                 raise DtypeError("dst: out holds %s, the array %s (a conversion moves elements "
                                  "and changes no type)" % (dm.name, sm.name))
@@ -113,21 +114,21 @@ class _Memory:
     name: the array's own), shape, strides, the address of element 0; ptr
     and size once described."""
 
-    def __init__(self, obj, what, writable):
+    def __init__(self, obj, what, writable, like=None):
         self.what = what
         self.imported = None
         self.meta = None
         self.ptr = self.size = None
         if isinstance(obj, np.ndarray) or not hasattr(obj, "__dlpack__"):
-            self._numpy(obj, what, writable)
+            self._numpy(obj, what, writable, like)
         else:
             self._dlpack(obj, what)
 
-    def _numpy(self, obj, what, writable):
+    def _numpy(self, obj, what, writable, like):
         if isinstance(obj, np.ndarray):
             arr = obj
         elif writable:
-            arr = _writable(obj, what)
+            arr = _writable(obj, what, like)
         else:
             try:
                 arr = np.asarray(obj)
@@ -200,10 +201,12 @@ class _Memory:
             self.imported.close()
 
 
-def _writable(obj, what):
+def _writable(obj, what, like=None):
     """out= that is neither a numpy array nor DLPack: the very memory of a
     writable buffer (bytearray, memoryview, array.array), never a copy, so
-    that what is written is where the caller looks."""
+    that what is written is where the caller looks. Plain bytes (a
+    bytearray, an mmap, a memoryview of format 'B') have no element type:
+    contiguous, they are read as elements of ``like``, the array's type."""
     try:
         mv = memoryview(obj)
     except TypeError:
@@ -212,6 +215,12 @@ def _writable(obj, what):
                                 % (what, type(obj).__name__)) from None
     if mv.readonly:
         raise InvalidArgumentError("%s: the %s is read-only" % (what, type(obj).__name__))
+    if like is not None and mv.format in ("B", "c") and mv.c_contiguous:
+        dt = _dtypes.result_dtype(like)
+        if mv.nbytes % dt.itemsize:
+            raise BufferSizeError("%s: a %s of %d bytes is no whole number of %s elements"
+                                  % (what, type(obj).__name__, mv.nbytes, like))
+        return np.frombuffer(mv.cast("B"), dt)
     try:
         return np.asarray(mv)
     except Exception as e:
