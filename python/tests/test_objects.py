@@ -154,6 +154,11 @@ def test_array_made_by_hand_is_checked():
     a = tilecopy.Array(np.arange(4, dtype=np.float32), b"RowMajor", (2, 2))
     assert a.format == "RowMajor"
     np.testing.assert_array_equal(a.logical(), [[0, 1], [2, 3]])
+    # the metadata describes a 1-D buffer: an N-d one would let a
+    # transposed or reversed view keep it
+    with pytest.raises(tilecopy.ShapeError, match="1-D physical buffer"):
+        tilecopy.Array(np.arange(6.0).reshape(2, 3), "RowMajor", (2, 3))
+    assert a.reshape(2, 2).format is None and a.reshape(2, 2).T.format is None
 
 
 # ---- the module ---------------------------------------------------------------

@@ -31,7 +31,11 @@ class Array(np.ndarray):
     """
 
     def __new__(cls, buffer, format, logical_shape, block=None, executor=None):
-        a = np.asarray(buffer).view(cls)
+        a = np.asarray(buffer)
+        if a.ndim != 1:             # the metadata describes a 1-D buffer only
+            raise ShapeError("array: the buffer has shape %s; an Array is the 1-D physical "
+                             "buffer (x.reshape(-1))" % (a.shape,))
+        a = a.view(cls)
         a._tc = (text(format), tuple(int(s) for s in logical_shape), text(block))
         a.executor = executor
         return a
@@ -43,7 +47,7 @@ class Array(np.ndarray):
     @property
     def _tc(self):
         meta, sig = getattr(self, "_tc_sig", (None, None))
-        return meta if meta is not None and sig == _signature(self) else None
+        return meta if sig is not None and sig == _signature(self) else None
 
     @_tc.setter
     def _tc(self, meta):
