@@ -242,6 +242,21 @@ def test_every_refusal_is_a_tilecopy_error():
     np.testing.assert_array_equal(out, untouched())
 
 
+def test_offsets_too_large_for_memory_are_a_tilecopy_error():
+    """numpy's MemoryError or "array is too big" ValueError for a layout's
+    offsets: NoMemoryError (a tilecopy.Error and a MemoryError), before the
+    grid's other checks are skipped."""
+    big = tilecopy.layout("RowMajor", (1 << 40, 1 << 20), "u8")
+    for call in (big.offsets, lambda: np.asarray(big), lambda: big.grid(0, 1)):
+        with pytest.raises(tilecopy.NoMemoryError, match="int64 offsets") as e:
+            call()
+        assert isinstance(e.value, MemoryError)
+    with pytest.raises(tilecopy.InvalidArgumentError, match="both dim 0"):
+        big.grid(0, 0)
+    assert big.grid(cols=1).shape == (1, 1 << 20)
+    assert big.draw().count("\n") > 3                  # the window only
+
+
 def test_status_names_are_the_library_s():
     import ctypes
     lib = ctypes.CDLL(os.path.join(BUILD, "lib", "libtilecopy.so.1"))

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: MIT
 """tilecopy.layout(): a format at a shape, as CuTe notation and offsets."""
+import contextlib
+import math
+
 import numpy as np
 
 from . import _dtypes
 from ._capi import cstr, index, int_tuple, text
-from ._errors import BlockError, InvalidArgumentError, ShapeError
+from ._errors import BlockError, Error, InvalidArgumentError, NoMemoryError, ShapeError
 from ._tensor import Tensor
 
 GRID_MAX = 32   # the CLI's drawing shows at most 32 x 32
@@ -172,11 +175,12 @@ class Layout:
     def offsets(self):
         """The offset (in elements) of every logical element: an int64 array of
         the logical shape."""
-        total = np.zeros(self.shape, dtype=np.int64)
-        for m, extent in enumerate(self.shape):
-            sh = [1] * self.ndim
-            sh[m] = extent
-            total += self._dim_offsets(m, np.arange(extent)).reshape(sh)
+        with _room("offsets", self.shape):
+            total = np.zeros(self.shape, dtype=np.int64)
+            for m, extent in enumerate(self.shape):
+                sh = [1] * self.ndim
+                sh[m] = extent
+                total += self._dim_offsets(m, np.arange(extent)).reshape(sh)
         return total
 
     def __array__(self, dtype=None):
@@ -217,16 +221,17 @@ class Layout:
             raise InvalidArgumentError("grid: cols is needed with rows")
         cols = self._dim(cols, "cols")
 
-        def coords(d):
-            n = self.shape[d]
-            return np.arange(n if limit is None else min(n, limit))
-        c = self._dim_offsets(cols, coords(cols))
-        if rows is None:
-            return c.reshape(1, -1)
-        rows = self._dim(rows, "rows")
-        if rows == cols:
-            raise InvalidArgumentError("grid: rows and cols are both dim %d" % rows)
-        return self._dim_offsets(rows, coords(rows))[:, None] + c[None, :]
+        def extent(d):
+            return self.shape[d] if limit is None else min(self.shape[d], limit)
+        if rows is not None:
+            rows = self._dim(rows, "rows")
+            if rows == cols:
+                raise InvalidArgumentError("grid: rows and cols are both dim %d" % rows)
+        with _room("grid", (1 if rows is None else extent(rows), extent(cols))):
+            c = self._dim_offsets(cols, np.arange(extent(cols)))
+            if rows is None:
+                return c.reshape(1, -1)
+            return self._dim_offsets(rows, np.arange(extent(rows)))[:, None] + c[None, :]
 
     def draw(self):
         """The text `tilecopy layout` prints: CuTe notation, the grid of
@@ -256,3 +261,16 @@ class Layout:
         c = C.c_int64()
         check(lib.tilecopy_layout_cosize(self._t.layout_handle(), C.byref(c)))
         return c.value
+
+
+@contextlib.contextmanager
+def _room(what, shape):
+    """numpy's MemoryError (or ValueError: "array is too big") for an array
+    of offsets as the NoMemoryError every tilecopy call raises."""
+    try:
+        yield
+    except (MemoryError, ValueError) as e:
+        if isinstance(e, Error) or (isinstance(e, ValueError) and "too big" not in str(e)):
+            raise
+        raise NoMemoryError("%s: %s int64 offsets (shape %s) do not fit in memory"
+                            % (what, math.prod(shape), "x".join(map(str, shape)))) from None
