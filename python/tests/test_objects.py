@@ -159,6 +159,9 @@ def test_array_made_by_hand_is_checked():
     with pytest.raises(tilecopy.ShapeError, match="1-D physical buffer"):
         tilecopy.Array(np.arange(6.0).reshape(2, 3), "RowMajor", (2, 3))
     assert a.reshape(2, 2).format is None and a.reshape(2, 2).T.format is None
+    for shape in (None, 4, "2x2", (2.0, 2), (True, 2)):
+        with pytest.raises(tilecopy.InvalidArgumentError, match="logical_shape"):
+            tilecopy.Array(np.zeros(4, np.float32), "RowMajor", shape)
 
 
 # ---- the module ---------------------------------------------------------------

@@ -3,7 +3,7 @@
 physical buffer (1-D, padding included) plus its logical shape and format."""
 import numpy as np
 
-from ._capi import text
+from ._capi import int_tuple, text
 from ._errors import BufferSizeError, InvalidArgumentError, ShapeError, UnsupportedError
 
 
@@ -36,7 +36,7 @@ class Array(np.ndarray):
             raise ShapeError("array: the buffer has shape %s; an Array is the 1-D physical "
                              "buffer (x.reshape(-1))" % (a.shape,))
         a = a.view(cls)
-        a._tc = (text(format), tuple(int(s) for s in logical_shape), text(block))
+        a._tc = (text(format), int_tuple(logical_shape, "logical_shape"), text(block))
         a.executor = executor
         return a
 
