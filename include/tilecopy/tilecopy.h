@@ -392,7 +392,8 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_byte_offset(const tilecopy_tensor
 /**
  * tilecopy_tensor_strides - per-dim strides in elements, when every dim is
  * one stride (TILECOPY_ERR_UNSUPPORTED for a blocked dim such as C of
- * nChw16c: use the layout).
+ * nChw16c: use the layout). A dim of extent 1 has its innermost leaf's
+ * stride, as numpy and PyTorch give a contiguous tensor (not 0).
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_strides(const tilecopy_tensor_t *t,
 						       int64_t *strides, int count);
