@@ -234,7 +234,7 @@ static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 	job->seqno = ++q->seqno;
 	dma_fence_init(&fence->base, &tc_fence_ops, &fence->lock, q->fence_ctx,
 		       job->seqno);
-	job->hw_fence = dma_fence_get(&fence->base);
+	WRITE_ONCE(job->hw_fence, dma_fence_get(&fence->base));
 	if (list_empty(&q->active))
 		q->busy_since = ktime_get();
 	list_add_tail(&job->link, &q->active);

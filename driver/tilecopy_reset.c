@@ -282,8 +282,14 @@ static bool tc_job_is_hung(struct tc_job *job)
 {
 	struct tc_queue *q = job->queue;
 	u64 timeout = tc_job_timeout_ns(), started, done, ns;
+	struct dma_fence *hw_fence = READ_ONCE(job->hw_fence);
 
-	if (!timeout || dma_fence_is_signaled(job->hw_fence))
+	/*
+	 * No hardware fence: run_job() has not given the job to the engine
+	 * yet (the scheduler arms its timer first) or refused it (a banned
+	 * file, a wedged device): not on the engine, so not hung.
+	 */
+	if (!timeout || !hw_fence || dma_fence_is_signaled(hw_fence))
 		return false;
 	mutex_lock(&q->lock);
 	done = tc_q_readq(q, TC_Q_DONE_SEQNO_LO);
@@ -316,7 +322,9 @@ enum drm_gpu_sched_stat tc_sched_timedout_job(struct drm_sched_job *sched_job)
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	}
 	if (READ_ONCE(tdev->wedged) || !tc_job_is_hung(job)) {
-		if (!dma_fence_is_signaled(job->hw_fence))
+		struct dma_fence *hw_fence = READ_ONCE(job->hw_fence);
+
+		if (hw_fence && !dma_fence_is_signaled(hw_fence))
 			atomic64_inc(&tdev->stats.tdr_skips);
 		tc_sched_give_back(job->queue, job);
 	} else if (tc_device_reset(tdev, job) == -ENODEV) {

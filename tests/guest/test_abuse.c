@@ -15,6 +15,8 @@
  *   race       six threads on one file: GEM_CLOSE against BO_CREATE,
  *              BO_INFO and SUBMIT; only documented errnos, and the harness
  *              fails the run on any WARNING in dmesg
+ *   tdr        (tcase of its own) files banned with jobs queued while the
+ *              scheduler's timer fires on jobs the engine never got
  *
  * Needs hang-queue-mask (ban) and delay-ns-per-kb (a flood that the engine
  * cannot drain as fast as it comes); job_timeout_ms small keeps it short.
@@ -474,6 +476,71 @@ START_TEST(test_gem_close_race)
 }
 END_TEST
 
+/*
+ * The scheduler arms a queue's timer before run_job() gives the job to the
+ * engine, and run_job() refuses the jobs of a banned file (no hardware
+ * fence): with job_timeout_ms tiny (check-guest runs this case with 1 ms)
+ * the timer fires on such jobs. The timeout handler once dereferenced
+ * their NULL hardware fence (an oops, caught by the harness in dmesg).
+ * Files that get banned with many jobs queued, round after round.
+ */
+START_TEST(test_tdr_unstarted)
+{
+	enum { ROUNDS = 4, JOBS = 120 };
+
+	for (int r = 0; r < ROUNDS; r++) {
+		int fd = tc_open();
+		uint64_t jobs[3 + JOBS];
+		int n = 0, cnt[DRM_TILECOPY_STATUS_RESET + 1] = { 0 };
+		struct drm_tilecopy_desc d;
+		struct tc_bo bo;
+
+		tc_bo_new(fd, 4096, 0, &bo);
+		/* queue 3 hangs (hang-queue-mask=0x8): three hangs, a ban */
+		for (int i = 0; i < 3; i++) {
+			tc_desc_write64(&d, bo.va, i);
+			tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 3, &jobs[n++]));
+		}
+		for (int i = 0; i < JOBS; i++) {
+			int ret;
+
+			tc_desc_write64(&d, bo.va, 100 + i);
+			ret = tc_submit(fd, &d, 1, &bo.handle, 1, i % 2 ? 0 : 3, &jobs[n]);
+			ck_assert_msg(ret == 0 || ret == -ECANCELED || ret == -EBUSY,
+				      "SUBMIT: %d", ret);
+			if (!ret)
+				n++;
+		}
+		for (int i = 0; i < n; i++) {
+			uint32_t st = tc_wait_status(fd, jobs[i]);
+
+			ck_assert_uint_le(st, DRM_TILECOPY_STATUS_RESET);
+			cnt[st]++;
+		}
+		ck_assert_int_eq(cnt[DRM_TILECOPY_STATUS_OK] + cnt[DRM_TILECOPY_STATUS_TIMEOUT] +
+				 cnt[DRM_TILECOPY_STATUS_CANCELLED] +
+				 cnt[DRM_TILECOPY_STATUS_RESET], n);
+		ck_assert_int_ge(cnt[DRM_TILECOPY_STATUS_TIMEOUT], 1);
+		tc_bo_free(fd, &bo);
+		close(fd);
+	}
+	/* the device still serves a fresh file */
+	{
+		int fd = tc_open();
+		struct drm_tilecopy_desc d;
+		struct tc_bo bo;
+		uint64_t job;
+
+		tc_bo_new(fd, 4096, 0, &bo);
+		tc_desc_write64(&d, bo.va, 0x1234);
+		tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job));
+		ck_assert_uint_le(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_RESET);
+		tc_bo_free(fd, &bo);
+		close(fd);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("abuse");
@@ -490,6 +557,11 @@ int main(void)
 	tcase_add_test(tc, test_many_opens);
 	tcase_add_test(tc, test_ban);
 	tcase_add_test(tc, test_gem_close_race);
+	tcase_set_timeout(tc, 300);
+	suite_add_tcase(s, tc);
+	/* check-guest also runs this one alone, with job_timeout_ms=1 */
+	tc = tcase_create("tdr");
+	tcase_add_test(tc, test_tdr_unstarted);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return tc_run_suite(s);
