@@ -50,13 +50,17 @@ static struct tc_job_result *tc_job_result_lookup(struct tc_file *tfile, u64 id)
 	return res;
 }
 
-static long tc_wait_jiffies(s64 deadline_ns)
+/*
+ * Jiffies until @deadline_ns (absolute CLOCK_MONOTONIC, signed: a
+ * deadline in the past, negative ones too, is 0: one check, no wait).
+ */
+static long tc_wait_jiffies(s64 deadline_ns, s64 now)
 {
-	s64 left = deadline_ns - ktime_get_ns();
-
-	if (left <= 0)
+	if (deadline_ns <= now)
 		return 0;
-	return min_t(u64, nsecs_to_jiffies64(left) + 1, MAX_SCHEDULE_TIMEOUT);
+	/* no overflow: both are signed 64-bit and now >= 0 */
+	return min_t(u64, nsecs_to_jiffies64(deadline_ns - now) + 1,
+		     MAX_SCHEDULE_TIMEOUT);
 }
 
 /**
@@ -89,11 +93,15 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 	 * Jiffies can lag the clock (a starved, emulated CPU) and a wait may
 	 * end before the deadline: only the deadline itself means -ETIMEDOUT.
 	 */
-	do {
+	for (;;) {
+		s64 now = ktime_get_ns();
+
 		ret = dma_fence_wait_timeout(res->done, true,
-					     tc_wait_jiffies(args->timeout_ns));
-	} while (ret == 0 && !dma_fence_is_signaled(res->done) &&
-		 ktime_get_ns() < args->timeout_ns);
+					     tc_wait_jiffies(args->timeout_ns, now));
+		if (ret || dma_fence_is_signaled(res->done) ||
+		    (s64)ktime_get_ns() >= args->timeout_ns)
+			break;
+	}
 	if (ret == 0 && !dma_fence_is_signaled(res->done)) {
 		args->status = DRM_TILECOPY_STATUS_PENDING;
 		args->err_desc = DRM_TILECOPY_ERR_DESC_NONE;

@@ -831,6 +831,20 @@ START_TEST(test_wait_timeout)
 	ck_assert_uint_eq(w.status, DRM_TILECOPY_STATUS_PENDING);
 	ck_assert_int_lt(tc_now_ns() - t0, 100000000);
 	/*
+	 * Negative deadlines are in the past too (timeout_ns is signed): one
+	 * check, then -ETIMEDOUT. The driver once compared them unsigned and
+	 * spun in the kernel until the job finished, then reported it done.
+	 */
+	for (int i = 0; i < 3; i++) {
+		static const int64_t past[] = { -1, INT64_MIN, -1000000000ll };
+
+		memset(&w, 0, sizeof(w));
+		w.job_id = job;
+		w.timeout_ns = past[i];
+		tc_assert_err(tc_ioctl(fd, DRM_IOCTL_TILECOPY_WAIT, &w), ETIMEDOUT);
+		ck_assert_uint_eq(w.status, DRM_TILECOPY_STATUS_PENDING);
+	}
+	/*
 	 * 30 ms from now: returns after the deadline, not much later. The uAPI
 	 * says -ETIMEDOUT means the absolute deadline passed; a wait computed
 	 * in jiffies must not end early (truncated rounding, or jiffies lagging
