@@ -365,7 +365,8 @@ static int tc_device_intx_init(struct tc_device *tdev, int msix_err)
 	if (ret < 0)
 		return dev_err_probe(&pdev->dev, ret, "no MSI-X and no INTx interrupt\n");
 	tdev->intx = true;
-	ret = devm_request_threaded_irq(&pdev->dev, pci_irq_vector(pdev, 0),
+	tdev->irqs[0] = pci_irq_vector(pdev, 0);
+	ret = devm_request_threaded_irq(&pdev->dev, tdev->irqs[0],
 					tc_device_intx, tc_device_intx_thread,
 					IRQF_SHARED, KBUILD_MODNAME, tdev);
 	if (ret)
@@ -401,6 +402,7 @@ int tc_device_irq_init(struct tc_device *tdev)
 		struct tc_queue *q = &tdev->queues[i];
 
 		irq = pci_irq_vector(pdev, i);
+		tdev->irqs[i] = irq;
 		ret = devm_request_threaded_irq(&pdev->dev, irq, NULL,
 						tc_queue_irq, IRQF_ONESHOT,
 						q->name, q);
@@ -424,22 +426,18 @@ int tc_device_irq_init(struct tc_device *tdev)
  */
 void tc_device_irq_enable(struct tc_device *tdev, bool enable)
 {
-	unsigned int i;
+	unsigned int i, n = tdev->intx ? 1 : tdev->num_queues;
 
-	if (tdev->intx) {
+	/*
+	 * The vectors cached at probe: pci_irq_vector() takes the MSI
+	 * domain's mutex, which is held across allocations, and we run
+	 * where fences are signalled.
+	 */
+	for (i = 0; i < n; i++) {
 		if (enable)
-			enable_irq(pci_irq_vector(tdev->pdev, 0));
+			enable_irq(tdev->irqs[i]);
 		else
-			disable_irq(pci_irq_vector(tdev->pdev, 0));
-		return;
-	}
-	for (i = 0; i < tdev->num_queues; i++) {
-		int irq = pci_irq_vector(tdev->pdev, i);
-
-		if (enable)
-			enable_irq(irq);
-		else
-			disable_irq(irq);
+			disable_irq(tdev->irqs[i]);
 	}
 }
 

@@ -126,6 +126,9 @@ struct tc_stats {
  * @max_job_elems: TC_REG_MAX_JOB_ELEMS, the work bound of a job.
  * @num_queues: queues in use (engine and firmware limit).
  * @intx: no MSI-X: one legacy INTx line serves every queue and event.
+ * @irqs: Linux IRQ of each queue's vector (@irqs[0] the INTx line), read
+ *	once at probe: resets enable and disable them where fences are
+ *	signalled, and pci_irq_vector() may not be called there.
  * @fw_name: firmware file requested at probe.
  * @fw_data: copy of the firmware image, booted again after every reset.
  * @fw_size: bytes of @fw_data.
@@ -161,6 +164,7 @@ struct tc_device {
 	u64 max_job_elems;
 	unsigned int num_queues;
 	bool intx;
+	int irqs[TC_MAX_QUEUES];
 	const char *fw_name;
 	void *fw_data;
 	size_t fw_size;
