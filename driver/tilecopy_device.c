@@ -21,7 +21,9 @@ MODULE_PARM_DESC(fw_timeout_ms, "Firmware boot handshake timeout in ms (default 
 
 /*
  * The engine resets its queues and tile buffer, and stops at its next tile
- * or row, in well under a millisecond.
+ * or row. A tile is bounded by the tile buffer and SUBMIT bounds a row
+ * (DRM_TILECOPY_MAX_ROW_ELEMS, _BYTES: tens of milliseconds in the QEMU
+ * model, on a loaded host): either ends well within this.
  */
 #define TC_RESET_TIMEOUT_US	(500 * 1000)
 
@@ -516,9 +518,18 @@ int tc_device_init(struct tc_device *tdev)
 /**
  * tc_device_fini() - stop the engine before the driver lets go of it
  * @tdev: device
+ *
+ * Bus mastering goes off whatever the reset did: the engine writes nothing
+ * after this, not into the rings devres frees next either.
+ *
+ * Return: 0, or -ETIMEDOUT if the reset did not complete (the engine may
+ * have run until bus mastering went off).
  */
-void tc_device_fini(struct tc_device *tdev)
+int tc_device_fini(struct tc_device *tdev)
 {
-	tc_device_hw_reset(tdev);
+	int ret = tc_device_hw_reset(tdev);
+
 	tc_writel(tdev, TC_REG_INT_MASK, 0);
+	pci_clear_master(tdev->pdev);
+	return ret;
 }

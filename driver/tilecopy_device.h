@@ -225,7 +225,7 @@ static inline u64 tc_q_readq(struct tc_queue *q, u32 reg_lo)
 }
 
 int tc_device_init(struct tc_device *tdev);
-void tc_device_fini(struct tc_device *tdev);
+int tc_device_fini(struct tc_device *tdev);
 int tc_device_fw_load(struct tc_device *tdev);
 int tc_device_fw_boot(struct tc_device *tdev);
 int tc_device_hw_stop(struct tc_device *tdev);

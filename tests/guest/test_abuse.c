@@ -7,7 +7,9 @@
  *   flood      one file submits until SUBMIT says -EBUSY: jobs in flight,
  *              then descriptor memory (GET_PARAM MAX_FILE_JOBS,
  *              MAX_FILE_DESC_BYTES)
- *   work       a FILL of 2^64 one-byte writes: -E2BIG (MAX_JOB_ELEMS)
+ *   work       a FILL of 2^64 one-byte writes: -E2BIG (MAX_JOB_ELEMS); rows
+ *              longer than DRM_TILECOPY_MAX_ROW_ELEMS, merged ones too:
+ *              -E2BIG; forced resets under the longest rows do not wedge
  *   opens      100 files of one process, each with a BO and a job: all run
  *              (the engine's 64 MMU contexts go to files with jobs on it)
  *   ban        a file whose jobs hang the engine 3 times: its queued jobs are
@@ -265,8 +267,57 @@ START_TEST(test_work_bound)
 	tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job));
 	ck_assert_uint_eq(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_OK);
 	ck_assert_uint_eq(((uint8_t *)bo.map)[0], 0x5a);
+	/*
+	 * Rows: the engine stops for a reset between rows only. One row of
+	 * 2^32 - 1 one-byte writes (within the work bound) once took a minute
+	 * and wedged the device for everyone at the next reset.
+	 */
+	tc_desc_fill(&d, bo.va, 0x5a, 1, 1, (uint32_t[]){ 0xffffffffu }, (uint64_t[]){ 0 });
+	tc_assert_err(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job), E2BIG);
+	/* the engine merges [2^20, 4096] of stride 0 into that row too */
+	tc_desc_fill(&d, bo.va, 0x5a, 1, 2, (uint32_t[]){ 1u << 20, 4096 },
+		     (uint64_t[]){ 0, 0 });
+	tc_assert_err(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job), E2BIG);
+	tc_desc_fill(&d, bo.va, 0x5a, 1, 1, (uint32_t[]){ (1u << 20) + 1 }, (uint64_t[]){ 2 });
+	tc_assert_err(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job), E2BIG);
+	/* the longest row runs */
+	tc_desc_fill(&d, bo.va, 0x5b, 1, 1, (uint32_t[]){ 1u << 20 }, (uint64_t[]){ 0 });
+	tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job));
+	ck_assert_uint_eq(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_OK);
+	ck_assert_uint_eq(((uint8_t *)bo.map)[0], 0x5b);
 	bystander_progress(&by, "work-bound refusals");
 	bystander_stop(&by);
+
+	/*
+	 * A reset while rows of the longest length run (4096 of them, not
+	 * merged: dimension 1 has stride 1) stops the engine: the device
+	 * comes back, whenever the reset lands.
+	 */
+	tc_bo_free(fd, &bo);
+	close(fd);
+	for (int i = 0; i < 3; i++) {
+		uint32_t st;
+
+		/* a file each: the job may time out (job_timeout_ms) and count */
+		fd = tc_open();
+		tc_bo_new(fd, 4096, 0, &bo);
+		tc_desc_fill(&d, bo.va, 0x5c, 1, 2, (uint32_t[]){ 1u << 20, 64 },
+			     (uint64_t[]){ 0, 1 });
+		tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, i, &job));
+		usleep(20000 * i);
+		tc_assert_ok(tc_force_reset(0));
+		ck_assert_int_eq(tc_sysfs_stat(0, "wedged"), 0);
+		st = tc_wait_status(fd, job);
+		ck_assert_msg(st == DRM_TILECOPY_STATUS_OK || st == DRM_TILECOPY_STATUS_RESET ||
+			      st == DRM_TILECOPY_STATUS_TIMEOUT, "status %u", st);
+		tc_bo_free(fd, &bo);
+		close(fd);
+	}
+	fd = tc_open();
+	tc_bo_new(fd, 4096, 0, &bo);
+	tc_desc_write64(&d, bo.va, 0x600d);
+	tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job));
+	ck_assert_uint_eq(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_OK);
 	tc_bo_free(fd, &bo);
 	close(fd);
 }
