@@ -110,6 +110,20 @@ void tc_queue_resubmit(struct tc_queue *q)
 
 /* ---- completions -------------------------------------------------------- */
 
+/*
+ * The job is finished: it no longer counts against its file's
+ * MAX_FILE_JOBS, before its fence signals, so that a SUBMIT right after a
+ * successful WAIT finds room (its descriptor memory stays charged until
+ * the job is freed, shortly after). Called once, by whoever finishes it.
+ */
+static void tc_job_uncount(struct tc_job *job)
+{
+	if (job->counted) {
+		atomic_dec(&job->ctx->jobs);
+		job->counted = false;
+	}
+}
+
 /**
  * tc_job_finish() - the engine is done with a job, one way or another
  * @q: the job's queue, locked
@@ -137,6 +151,7 @@ void tc_job_finish(struct tc_queue *q, struct tc_job *job, u32 status,
 	job->result->status = status;
 	job->result->err_desc = err_desc;
 	job->result->err_addr = err_addr;
+	tc_job_uncount(job);
 	if (status == DRM_TILECOPY_STATUS_OK) {
 		atomic64_inc(&stats->jobs_done);
 		atomic64_add(job->bytes, &stats->bytes_moved);
@@ -207,10 +222,15 @@ static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 	struct tc_fence *fence = job->fence;
 	int ret, idx;
 
-	if (unlikely(sched_job->s_fence->finished.error))
+	/* Every error return finishes the job. */
+	if (unlikely(sched_job->s_fence->finished.error)) {
+		tc_job_uncount(job);
 		return ERR_PTR(sched_job->s_fence->finished.error);
-	if (!drm_dev_enter(&tdev->base, &idx))
+	}
+	if (!drm_dev_enter(&tdev->base, &idx)) {
+		tc_job_uncount(job);
 		return ERR_PTR(-ENODEV);
+	}
 	/* A wedged device or a banned file: the job is cancelled. */
 	ret = -ECANCELED;
 	if (READ_ONCE(tdev->wedged) || tc_mmu_ctx_banned(job->ctx))
@@ -246,6 +266,7 @@ static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 
 out_exit:
 	drm_dev_exit(idx);
+	tc_job_uncount(job);
 	return ERR_PTR(ret);
 }
 
@@ -284,11 +305,10 @@ void tc_job_free(struct tc_job *job)
 		dma_fence_put(job->hw_fence);
 	kfree(job->fence);	/* never initialised: the job did not run */
 	if (job->result)
-		tc_job_result_put(job->result);
-	if (job->charged) {
-		atomic_dec(&ctx->jobs);
+		tc_job_result_finished(job->result);
+	tc_job_uncount(job);
+	if (job->charged)
 		atomic64_sub(job->descs.bytes, &ctx->desc_bytes);
-	}
 	tc_mmu_ctx_put(ctx);
 	kfree(job);
 	if (atomic_dec_and_test(&tdev->jobs_alive))

@@ -373,6 +373,7 @@ static int tc_submit_charge(struct drm_device *dev, struct tc_job *job, u32 coun
 	}
 	job->descs.bytes = bytes;
 	job->charged = true;
+	job->counted = true;
 	return 0;
 }
 
@@ -516,7 +517,7 @@ static void tc_submit_push(struct tc_file *tfile, struct tc_job *job, u32 id,
 	drm_sched_job_arm(&job->base);
 	finished = &job->base.s_fence->finished;
 	tc_resv_publish(resv, finished);
-	job->result->done = dma_fence_get(finished);
+	job->result->done = dma_fence_get(finished);	/* not yet visible */
 	kref_get(&job->result->ref);
 	/* Replaces the entry reserved by xa_alloc: no allocation, no error. */
 	WARN_ON(xa_err(xa_store(&tfile->jobs, id, job->result, GFP_KERNEL)));
@@ -573,6 +574,7 @@ int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file)
 	}
 	/* tc_job_free() puts the result: its reference must exist first. */
 	kref_init(&job->result->ref);
+	spin_lock_init(&job->result->lock);
 	job->result->status = DRM_TILECOPY_STATUS_CANCELLED;
 	job->result->err_desc = DRM_TILECOPY_ERR_DESC_NONE;
 	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL_ACCOUNT);

@@ -26,6 +26,38 @@ static void tc_job_result_release(struct kref *ref)
 }
 
 /**
+ * tc_job_result_finished() - the job is freed: keep only its status
+ * @res: status of a job whose scheduler fence has signalled (or that was
+ *	never pushed), put here
+ *
+ * A status nobody reaped then holds no fence (nor the fence's memory,
+ * which is not charged to the submitter), only itself.
+ */
+void tc_job_result_finished(struct tc_job_result *res)
+{
+	struct dma_fence *done;
+
+	spin_lock(&res->lock);
+	done = res->done;
+	res->done = NULL;
+	spin_unlock(&res->lock);
+	if (done)
+		dma_fence_put(done);
+	tc_job_result_put(res);
+}
+
+/* A reference to the job's fence, or NULL once the job is freed. */
+static struct dma_fence *tc_job_result_fence(struct tc_job_result *res)
+{
+	struct dma_fence *done;
+
+	spin_lock(&res->lock);
+	done = res->done ? dma_fence_get(res->done) : NULL;
+	spin_unlock(&res->lock);
+	return done;
+}
+
+/**
  * tc_job_result_put() - drop a reference to a job's status
  * @res: status
  */
@@ -77,7 +109,8 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 	struct drm_tilecopy_wait *args = data;
 	struct tc_file *tfile = to_tc_file(file);
 	struct tc_job_result *res;
-	long ret;
+	struct dma_fence *done;
+	long ret = 1;
 
 	if (args->flags || args->pad) {
 		drm_dbg(dev, "WAIT flags 0x%x and pad must be zero\n", args->flags);
@@ -93,16 +126,17 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 	 * Jiffies can lag the clock (a starved, emulated CPU) and a wait may
 	 * end before the deadline: only the deadline itself means -ETIMEDOUT.
 	 */
-	for (;;) {
+	done = tc_job_result_fence(res);	/* NULL: finished and freed */
+	while (done) {
 		s64 now = ktime_get_ns();
 
-		ret = dma_fence_wait_timeout(res->done, true,
+		ret = dma_fence_wait_timeout(done, true,
 					     tc_wait_jiffies(args->timeout_ns, now));
-		if (ret || dma_fence_is_signaled(res->done) ||
+		if (ret || dma_fence_is_signaled(done) ||
 		    (s64)ktime_get_ns() >= args->timeout_ns)
 			break;
 	}
-	if (ret == 0 && !dma_fence_is_signaled(res->done)) {
+	if (done && ret == 0 && !dma_fence_is_signaled(done)) {
 		args->status = DRM_TILECOPY_STATUS_PENDING;
 		args->err_desc = DRM_TILECOPY_ERR_DESC_NONE;
 		args->err_addr = 0;
@@ -121,6 +155,8 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 		xa_unlock(&tfile->jobs);
 		ret = 0;
 	}
+	if (done)
+		dma_fence_put(done);
 	tc_job_result_put(res);
 	return ret;
 }
