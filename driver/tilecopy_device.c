@@ -449,7 +449,7 @@ static int tc_queue_init(struct tc_device *tdev, unsigned int idx)
 
 	q->tdev = tdev;
 	q->idx = idx;
-	snprintf(q->name, sizeof(q->name), "tilecopy-%s-q%u",
+	snprintf(q->name, TC_SCHED_NAME_LEN, "tilecopy-%s-q%u",
 		 pci_name(tdev->pdev), idx);
 	INIT_LIST_HEAD(&q->active);
 	q->fence_ctx = dma_fence_context_alloc(1);
@@ -507,6 +507,9 @@ int tc_device_init(struct tc_device *tdev)
 		return ret;
 	tc_device_jobs_init(tdev);
 	tc_device_reset_init(tdev);
+	ret = tc_sched_store_alloc(tdev);
+	if (ret)
+		return ret;
 	for (i = 0; i < TC_MAX_QUEUES; i++) {
 		ret = tc_queue_init(tdev, i);
 		if (ret)

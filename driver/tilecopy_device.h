@@ -53,13 +53,14 @@
 
 struct tc_device;
 struct tc_mmu_ctx;
+struct tc_sched_store;
 
 /**
  * struct tc_queue - one hardware queue and its scheduler.
  * @tdev: owning device.
  * @idx: queue index.
- * @sched: scheduler feeding this queue.
- * @name: scheduler and IRQ name.
+ * @sched: scheduler feeding this queue, in the device's &tc_sched_store.
+ * @name: scheduler and IRQ name, in the same store.
  * @lock: protects @active, @seqno, the ring and the queue registers.
  * @active: jobs written to the ring and not finished, oldest first.
  * @ring: CPU address of the ring.
@@ -72,8 +73,8 @@ struct tc_mmu_ctx;
 struct tc_queue {
 	struct tc_device *tdev;
 	unsigned int idx;
-	struct drm_gpu_scheduler sched;
-	char name[32];
+	struct drm_gpu_scheduler *sched;
+	char *name;
 	struct mutex lock;	/* jobs on the engine, ring */
 	struct list_head active;
 	struct tc_ring_entry *ring;
@@ -152,6 +153,8 @@ struct tc_stats {
  * @slot_owner: address space using each engine MMU context, or NULL.
  * @slot_clock: stamp for choosing the least recently used slot.
  * @stats: counters.
+ * @sched_store: the queues' schedulers and names, which outlive the device
+ *	(tc_sched_store_alloc()).
  * @queues: hardware queues.
  */
 struct tc_device {
@@ -186,6 +189,7 @@ struct tc_device {
 	struct tc_mmu_ctx *slot_owner[TC_NUM_CONTEXTS];
 	u64 slot_clock;
 	struct tc_stats stats;
+	struct tc_sched_store *sched_store;
 	struct tc_queue queues[TC_MAX_QUEUES];
 };
 

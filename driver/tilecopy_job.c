@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include "tilecopy_accel.h"
@@ -379,7 +380,7 @@ int tc_queue_sched_init(struct tc_queue *q)
 		.dev = &tdev->pdev->dev,
 	};
 
-	return drm_sched_init(&q->sched, &args);
+	return drm_sched_init(q->sched, &args);
 }
 
 /**
@@ -388,7 +389,77 @@ int tc_queue_sched_init(struct tc_queue *q)
  */
 void tc_queue_sched_fini(struct tc_queue *q)
 {
-	drm_sched_fini(&q->sched);
+	drm_sched_fini(q->sched);
+}
+
+/*
+ * The schedulers and their names outlive the device. A scheduler's fences
+ * (the jobs' "finished" fences, in syncobjs, sync_files, dma-bufs'
+ * reservations) point at their scheduler and ask it for its name
+ * (drm_sched_fence_get_timeline_name() in 6.12 reads fence->sched->name,
+ * signalled or not) for as long as they live, which nothing bounds: a
+ * sync_file kept after the device is unbound and its last file closed.
+ * So the store is not freed with the device but retired, and freed when
+ * the module goes (a few KiB per device bound and unbound meanwhile).
+ */
+struct tc_sched_store {
+	struct list_head link;
+	struct drm_gpu_scheduler sched[TC_MAX_QUEUES];
+	char name[TC_MAX_QUEUES][TC_SCHED_NAME_LEN];
+};
+
+static LIST_HEAD(tc_sched_retired);
+static DEFINE_MUTEX(tc_sched_retired_lock);
+
+static void tc_sched_store_retire(struct drm_device *dev, void *data)
+{
+	struct tc_sched_store *store = data;
+
+	mutex_lock(&tc_sched_retired_lock);
+	list_add(&store->link, &tc_sched_retired);
+	mutex_unlock(&tc_sched_retired_lock);
+}
+
+/**
+ * tc_sched_store_alloc() - allocate the queues' schedulers and names
+ * @tdev: device; the store is retired when its drm_device is released,
+ *	after the schedulers' drm_sched_fini()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int tc_sched_store_alloc(struct tc_device *tdev)
+{
+	struct tc_sched_store *store = kzalloc(sizeof(*store), GFP_KERNEL);
+	unsigned int i;
+
+	if (!store)
+		return -ENOMEM;
+	for (i = 0; i < TC_MAX_QUEUES; i++) {
+		tdev->queues[i].sched = &store->sched[i];
+		tdev->queues[i].name = store->name[i];
+	}
+	tdev->sched_store = store;
+	/* registered before the schedulers' fini: runs after it */
+	return drmm_add_action_or_reset(&tdev->base, tc_sched_store_retire, store);
+}
+
+/**
+ * tc_sched_stores_free() - free the retired schedulers at module unload
+ *
+ * A fence of a removed device still alive now (a sync_file kept open
+ * across rmmod) would read freed memory for its name: 6.12's drm_sched
+ * gives a driver no way to know when the last fence of a scheduler goes.
+ */
+void tc_sched_stores_free(void)
+{
+	struct tc_sched_store *store, *tmp;
+
+	/* fences are freed after an RCU grace period */
+	rcu_barrier();
+	list_for_each_entry_safe(store, tmp, &tc_sched_retired, link) {
+		list_del(&store->link);
+		kfree(store);
+	}
 }
 
 /**

@@ -139,6 +139,11 @@ struct tc_job {
 };
 
 /* tilecopy_job.c: the ring, the scheduler backend, completions */
+/* bytes of a queue's scheduler and IRQ name */
+#define TC_SCHED_NAME_LEN	32
+
+int tc_sched_store_alloc(struct tc_device *tdev);
+void tc_sched_stores_free(void);
 int tc_queue_sched_init(struct tc_queue *q);
 void tc_queue_sched_fini(struct tc_queue *q);
 irqreturn_t tc_queue_irq(int irq, void *data);

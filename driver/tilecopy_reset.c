@@ -48,7 +48,7 @@ static void tc_sched_restore_parents(struct tc_queue *q)
 {
 	struct drm_sched_job *s_job;
 
-	list_for_each_entry(s_job, &q->sched.pending_list, list) {
+	list_for_each_entry(s_job, &q->sched->pending_list, list) {
 		struct tc_job *job = to_tc_job(s_job);
 
 		if (!s_job->s_fence->parent && job->hw_fence)
@@ -63,9 +63,9 @@ static void tc_sched_restore_parents(struct tc_queue *q)
  */
 static void tc_sched_give_back(struct tc_queue *q, struct tc_job *job)
 {
-	drm_sched_stop(&q->sched, &job->base);
+	drm_sched_stop(q->sched, &job->base);
 	tc_sched_restore_parents(q);
-	drm_sched_start(&q->sched);
+	drm_sched_start(q->sched);
 }
 
 static int tc_status_error(u32 status)
@@ -244,7 +244,7 @@ static int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
 
-		drm_sched_stop(&q->sched, guilty && guilty->queue == q ?
+		drm_sched_stop(q->sched, guilty && guilty->queue == q ?
 			       &guilty->base : NULL);
 	}
 	/* From here on nothing may wait for memory: fences depend on us. */
@@ -283,7 +283,7 @@ static int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
 	}
 	for (i = 0; i < tdev->num_queues; i++) {
 		tc_sched_restore_parents(&tdev->queues[i]);
-		drm_sched_start(&tdev->queues[i].sched);
+		drm_sched_start(tdev->queues[i].sched);
 	}
 	tc_device_irq_enable(tdev, true);
 	dma_fence_end_signalling(cookie);
