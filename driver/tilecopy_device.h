@@ -34,8 +34,6 @@
 #define TC_MAX_DESC_SIZE	4096
 #define TC_VA_START		0x100000000ull
 #define TC_VA_END		BIT_ULL(TC_VA_BITS)
-/* Bus address bits a page-table entry holds (TC_PTE_ADDR_MASK). */
-#define TC_DMA_BITS		52
 
 /*
  * Per open file: jobs submitted and not yet finished, and the kernel memory
@@ -205,12 +203,22 @@ static inline void tc_writel(struct tc_device *tdev, u32 reg, u32 val)
 	writel(val, tdev->regs + reg);
 }
 
-/* Two 32-bit reads, low word first (which latches JOB_NS). */
+/*
+ * A 64-bit register as 32-bit reads: HI, LO, HI again until HI holds
+ * still, so that a counter (DONE_SEQNO, STARTED_SEQNO) carrying into its
+ * high word between the reads is not torn. JOB_NS latches HI when LO is
+ * read: the HI read after LO is the one that pairs with it, as here.
+ */
 static inline u64 tc_readq(struct tc_device *tdev, u32 reg_lo)
 {
-	u32 lo = readl(tdev->regs + reg_lo);
+	u32 hi = readl(tdev->regs + reg_lo + 4), prev, lo;
 
-	return lo | (u64)readl(tdev->regs + reg_lo + 4) << 32;
+	do {
+		prev = hi;
+		lo = readl(tdev->regs + reg_lo);
+		hi = readl(tdev->regs + reg_lo + 4);
+	} while (hi != prev);
+	return (u64)hi << 32 | lo;
 }
 
 static inline u32 tc_q_readl(struct tc_queue *q, u32 reg)

@@ -519,8 +519,12 @@ static void tc_submit_push(struct tc_file *tfile, struct tc_job *job, u32 id,
 	tc_resv_publish(resv, finished);
 	job->result->done = dma_fence_get(finished);	/* not yet visible */
 	kref_get(&job->result->ref);
-	/* Replaces the entry reserved by xa_alloc: no allocation, no error. */
-	WARN_ON(xa_err(xa_store(&tfile->jobs, id, job->result, GFP_KERNEL)));
+	/*
+	 * Replaces the entry xa_alloc_cyclic() reserved (NULL): storing into
+	 * a reserved entry never allocates, so it cannot fail, and nothing
+	 * may fail here anyway: the job is armed.
+	 */
+	xa_store(&tfile->jobs, id, job->result, GFP_NOWAIT);
 	if (out)
 		drm_syncobj_replace_fence(out, finished);
 	drm_sched_entity_push_job(&job->base);
