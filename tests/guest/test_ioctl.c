@@ -631,6 +631,23 @@ START_TEST(test_submit_bad_handles)
 		s.in_syncobjs = (uintptr_t)&in;
 		s.in_syncobj_count = 1;
 		tc_assert_err(tc_submit_args(f.fd, &s), ENOENT);
+		/* a syncobj without a fence (docs/uapi.md, SUBMIT step 8) */
+		tc_assert_ok(drmSyncobjCreate(f.fd, 0, &in));
+		tc_assert_err(tc_submit_args(f.fd, &s), EINVAL);
+		drmSyncobjDestroy(f.fd, in);
+	}
+	{
+		/* the documented order: BO handles (step 5) before descriptors (6) */
+		struct drm_tilecopy_desc bad = *(struct drm_tilecopy_desc *)(uintptr_t)f.s.descs;
+		uint32_t h[1] = { 0x7fffffff };
+
+		bad.op = 99;
+		s = f.s;
+		s.descs = (uintptr_t)&bad;
+		s.desc_count = 1;
+		s.bo_handles = (uintptr_t)h;
+		s.bo_count = 1;
+		tc_assert_err(tc_submit_args(f.fd, &s), ENOENT);
 	}
 	fixture_ok(&f);
 	tc_bo_free(fd2, &other);
