@@ -356,7 +356,8 @@ static const struct drm_sched_backend_ops tc_sched_ops = {
  * workqueue: a reset involves the whole engine, handlers must not race.
  * The timer only says when to look at the engine (tc_sched_timedout_job()):
  * every quarter of job_timeout_ms, so that a job is found hung between one
- * and one and a quarter timeouts of engine time.
+ * and one and a quarter timeouts of engine time, unless new jobs keep
+ * starting on the queue: each starts the timer again (docs/uapi.md).
  *
  * Each job on the engine holds one of the engine's 64 MMU contexts for its
  * address space (tc_mmu_slot_get()): the queues' credits together stay
