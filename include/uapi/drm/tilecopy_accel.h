@@ -143,7 +143,9 @@ struct drm_tilecopy_desc {
  *	It counts towards its file's ban (DRM_TILECOPY_PARAM_BAN_HANGS).
  *	Its destination is undefined.
  * @DRM_TILECOPY_STATUS_CANCELLED: the job was dropped before it ran: its
- *	file was closed or banned, the device removed or wedged.
+ *	file was closed or banned, the device removed or wedged. Never a job
+ *	that may have run: after a reset that did not complete, those are
+ *	DRM_TILECOPY_STATUS_RESET.
  * @DRM_TILECOPY_STATUS_NO_FIRMWARE: the engine has no running firmware.
  * @DRM_TILECOPY_STATUS_PENDING: the job has not finished (WAIT timed out).
  * @DRM_TILECOPY_STATUS_RESET: the engine was reset (another job hung, or a
