@@ -166,7 +166,7 @@ int tc_device_reset_forced(struct tc_device *tdev);
 void tc_device_cancel_all(struct tc_device *tdev);
 
 /* tilecopy_submit.c */
-int tc_file_jobs_init(struct tc_file *tfile);
+void tc_file_jobs_init(struct tc_file *tfile);
 void tc_file_jobs_fini(struct tc_file *tfile);
 int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file);
 int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file);

@@ -164,13 +164,10 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 /**
  * tc_file_jobs_init() - set up a file's job table
  * @tfile: file
- *
- * Return: 0.
  */
-int tc_file_jobs_init(struct tc_file *tfile)
+void tc_file_jobs_init(struct tc_file *tfile)
 {
 	xa_init_flags(&tfile->jobs, XA_FLAGS_ALLOC1);
-	return 0;
 }
 
 /**
