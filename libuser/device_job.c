@@ -144,8 +144,10 @@ static tilecopy_status_t tc_submit_error(tilecopy_job_t *job, int err)
 		return tc_fail(TILECOPY_ERR_NO_DEVICE, "job: %s: the device was removed", path);
 	case -E2BIG:
 		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
-			       "job: %s: a descriptor writes more than the engine's %llu elements per job and cannot be cut",
-			       path, (unsigned long long)job->dev->max_job_elems);
+			       "job: %s: SUBMIT refused a descriptor as too big (E2BIG): it writes more than the engine's %llu elements per job, or its row is longer than %llu elements (%llu bytes contiguous), and it could not be cut",
+			       path, (unsigned long long)job->dev->max_job_elems,
+			       (unsigned long long)DRM_TILECOPY_MAX_ROW_ELEMS,
+			       (unsigned long long)DRM_TILECOPY_MAX_ROW_BYTES);
 	case -EBUSY:
 		return tc_fail(TILECOPY_ERR_DEVICE,
 			       "job: %s: SUBMIT: this device file's jobs in flight stayed at the driver's limit for %lld s",
@@ -321,8 +323,89 @@ static void tc_lists_free(struct tc_dlist *lists, unsigned int q)
 }
 
 /*
+ * The driver's row rule (tc_desc_row_ok in driver/tilecopy_submit.c): the
+ * engine honours STOP between rows, so SUBMIT refuses (E2BIG) a descriptor
+ * whose row - dimension 0 once extent-1 dimensions are dropped and those
+ * that continue it merged - is longer than DRM_TILECOPY_MAX_ROW_ELEMS, or
+ * DRM_TILECOPY_MAX_ROW_BYTES when contiguous on both sides. A transposing
+ * COPY has no row. Returns the outermost dimension of a row too long, else
+ * -1.
+ */
+static int tc_row_too_long(const struct drm_tilecopy_desc *d)
+{
+	int copy = d->op == DRM_TILECOPY_OP_COPY, n = 0, top = -1, p = -1, q = -1;
+	uint64_t e[DRM_TILECOPY_MAX_DIMS], ss[DRM_TILECOPY_MAX_DIMS];
+	uint64_t ds[DRM_TILECOPY_MAX_DIMS], bytes;
+	int ovf = 0;
+
+	for (int k = 0; k < d->ndims; k++) {
+		uint64_t sk = copy ? d->src_stride[k] : 0;
+
+		if (d->extent[k] == 1)
+			continue;
+		/* wrapping products, as the engine computes them */
+		if (n && ds[n - 1] * e[n - 1] == d->dst_stride[k] && ss[n - 1] * e[n - 1] == sk) {
+			ovf |= __builtin_mul_overflow(e[n - 1], (uint64_t)d->extent[k], &e[n - 1]);
+			if (n == 1)
+				top = k;
+			continue;
+		}
+		e[n] = d->extent[k];
+		ss[n] = sk;
+		ds[n] = d->dst_stride[k];
+		if (!n)
+			top = k;
+		n++;
+	}
+	if (!n)
+		return -1;
+	for (int k = 0; k < n && copy; k++) {
+		if (ss[k] == 1 && e[k] > 1 && p < 0)
+			p = k;
+		if (ds[k] == 1 && e[k] > 1 && q < 0)
+			q = k;
+	}
+	if (p >= 0 && q >= 0 && p != q)
+		return -1;
+	if (ovf)
+		return top;
+	if (ds[0] == 1 && (!copy || ss[0] == 1))
+		return __builtin_mul_overflow(e[0], (uint64_t)d->elem_size, &bytes) ||
+		       bytes > DRM_TILECOPY_MAX_ROW_BYTES ? top : -1;
+	return e[0] > DRM_TILECOPY_MAX_ROW_ELEMS ? top : -1;
+}
+
+/* Elements [@lo, @hi) of @d's dimension @k. */
+static void tc_cut_dim(const struct drm_tilecopy_desc *d, int k, uint64_t lo, uint64_t hi,
+		       struct drm_tilecopy_desc *out)
+{
+	*out = *d;
+	out->extent[k] = (uint32_t)(hi - lo);
+	out->src += lo * d->src_stride[k] * d->elem_size;
+	out->dst += lo * d->dst_stride[k] * d->elem_size;
+}
+
+/*
+ * Push @d onto @l, its row halved along the row's outermost dimension
+ * until the driver takes it (each halving shortens the row; a 2^32 row is
+ * 4096 pieces at most). Pieces follow each other in order.
+ */
+static int tc_push_rows(struct tc_dlist *l, const struct drm_tilecopy_desc *d, uint32_t idx)
+{
+	struct drm_tilecopy_desc lo, hi;
+	int k = tc_row_too_long(d);
+
+	if (k < 0)
+		return tc_dlist_push(l, d, idx);
+	tc_cut_dim(d, k, 0, d->extent[k] / 2, &lo);
+	tc_cut_dim(d, k, d->extent[k] / 2, d->extent[k], &hi);
+	return tc_push_rows(l, &lo, idx) ? -ENOMEM : tc_push_rows(l, &hi, idx);
+}
+
+/*
  * Push @d onto @l, cut along its outermost dimension into pieces within
- * the work bound of one job when it is larger.
+ * the work bound of one job when it is larger, and each piece's row within
+ * the driver's bound.
  */
 static int tc_push_bounded(const tilecopy_device_t *dev, struct tc_dlist *l,
 			   const struct drm_tilecopy_desc *d, uint32_t idx)
@@ -331,10 +414,10 @@ static int tc_push_bounded(const tilecopy_device_t *dev, struct tc_dlist *l,
 	struct drm_tilecopy_desc piece;
 
 	if (k <= 1 || k > UINT32_MAX)
-		return tc_dlist_push(l, d, idx);
+		return tc_push_rows(l, d, idx);
 	for (uint64_t p = 0; p < k; p++)
 		if (tc_piece(d, (unsigned int)p, (unsigned int)k, 0, &piece) &&
-		    tc_dlist_push(l, &piece, idx))
+		    tc_push_rows(l, &piece, idx))
 			return -ENOMEM;
 	return 0;
 }

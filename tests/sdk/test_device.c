@@ -181,6 +181,58 @@ START_TEST(test_strided_views)
 }
 END_TEST
 
+/*
+ * Rows longer than the driver takes in one descriptor (E2BIG past
+ * DRM_TILECOPY_MAX_ROW_ELEMS elements, or DRM_TILECOPY_MAX_ROW_BYTES when
+ * contiguous on both sides), submitted to one queue so no split over the
+ * queues shortens them: the library cuts them; the result is the CPU's.
+ */
+START_TEST(test_long_rows)
+{
+	static const char *const pairs[][3] = {
+		{ "strided:2", "strided:1", "3145728" },	/* a gather, 3 Mi elements */
+		{ "strided:0", "strided:1", "3145728" },	/* a broadcast */
+		{ "RowMajor", "RowMajor", "16896x4096" },	/* 66 MiB contiguous */
+	};
+	tilecopy_device_t *dev = open_dev();
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct tilecopy_buffer_ref sr = { 0 }, dr = { 0 };
+		tilecopy_tensor_t *s, *d;
+		tilecopy_plan_t *plan;
+		unsigned char *cpu;
+		tilecopy_job_t *job;
+		void *sp, *dp;
+		uint64_t sb, db;
+
+		make(&s, pairs[i][0], pairs[i][2], TILECOPY_DT_U8);
+		make(&d, pairs[i][1], pairs[i][2], TILECOPY_DT_U8);
+		TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+		sb = plan_src(plan);
+		db = plan_dst(plan);
+		TC_OK(tilecopy_bo_create(&sr.bo, dev, sb, TILECOPY_BO_READ_ONLY));
+		TC_OK(tilecopy_bo_create(&dr.bo, dev, db, 0));
+		TC_OK(tilecopy_bo_map(sr.bo, &sp));
+		TC_OK(tilecopy_bo_map(dr.bo, &dp));
+		fill_random(sp, sb, sb + i);
+		TC_OK(tilecopy_job_submit(&job, dev, plan, &sr, &dr, TILECOPY_SUBMIT_ONE_QUEUE));
+		TC_OK(tilecopy_job_wait(job, 60LL * 1000000000));
+		cpu = malloc(db);
+		TC_OK(tilecopy_plan_execute_cpu(plan, sp, sb, cpu, db, "scalar"));
+		ck_assert_msg(!memcmp(dp, cpu, db), "%s -> %s %s: engine differs from CPU",
+			      pairs[i][0], pairs[i][1], pairs[i][2]);
+		free(cpu);
+		tilecopy_job_destroy(job);
+		tilecopy_bo_free(sr.bo);
+		tilecopy_bo_free(dr.bo);
+		tilecopy_plan_destroy(plan);
+		tilecopy_tensor_destroy(s);
+		tilecopy_tensor_destroy(d);
+	}
+	tilecopy_device_close(dev);
+}
+END_TEST
+
 /* Many jobs in flight before the first wait; then all verified. */
 START_TEST(test_pipelined)
 {
@@ -692,6 +744,7 @@ int main(void)
 		tcase_add_test(tc, test_info);
 		tcase_add_test(tc, test_all_pairs);
 		tcase_add_test(tc, test_strided_views);
+		tcase_add_test(tc, test_long_rows);
 		tcase_add_test(tc, test_pipelined);
 		tcase_add_test(tc, test_split_and_offsets);
 		tcase_add_test(tc, test_prime);
