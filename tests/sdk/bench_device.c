@@ -160,9 +160,12 @@ static void sweep(tilecopy_device_t *dev, int json)
 		tilecopy_bo_free(st.sbo);
 		tilecopy_bo_free(st.dbo);
 	}
-	if (!json)
-		printf("crossover: the engine wins from %.0f bytes moved%s\n", cross,
-		       cross ? "" : " (never, in this range)");
+	if (json)
+		return;
+	if (cross)
+		printf("crossover: the engine wins from %.0f bytes moved\n", cross);
+	else
+		printf("crossover: none in this range: the CPU path was faster at every size (staging copies included)\n");
 }
 
 int main(int argc, char **argv)
