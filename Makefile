@@ -49,6 +49,8 @@ include tests/unit/unit.mk
 -include tests/qemu/guest.mk
 include tests/sdk/sdk.mk
 -include tests/reliability/reliability.mk
+# last: its suites run after every other part (and it starts one thing first)
+-include tests/qemu/debug.mk
 
 all: $(ALL_TARGETS)
 
