@@ -7,7 +7,7 @@
  *
  * For each operation (open, close, BO_CREATE, BO_INFO, PRIME export,
  * PRIME import within a device and across devices, SUBMIT with BOs and
- * syncobjs, WAIT, GEM_CLOSE), the kernel's per-task fail-nth makes the
+ * syncobjs, SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE), the kernel's per-task fail-nth makes the
  * n-th allocation of that one system call fail (slab and page allocator,
  * order 0 included, sleeping allocations included), for n = 1, 2, ... until
  * a call reaches no n-th allocation. After every injected failure:
@@ -63,6 +63,8 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define BO_SIZE (2 * 4096)
+#define MANY_BOS 16
+#define MANY_DESCS 256	/* 48 KiB of descriptors: a multi-page DMA buffer */
 
 /* ---- environment ----------------------------------------------------------- */
 
@@ -501,6 +503,10 @@ struct state {
 	uint64_t va, va2, job;
 	struct drm_tilecopy_desc desc;
 	uint32_t bos[2], ins[1];
+	/* submit_many */
+	uint32_t many[MANY_BOS];
+	uint64_t many_va[MANY_BOS];
+	struct drm_tilecopy_desc descs[MANY_DESCS];
 };
 
 struct op {
@@ -697,6 +703,38 @@ static void submit_undo(struct state *s, int ret)
 	gem_close(s->fd, s->bo2);
 }
 
+/* SUBMIT of 256 descriptors over 16 BOs (larger arrays, multi-page DMA) */
+static void submit_many_setup(struct state *s)
+{
+	for (int i = 0; i < MANY_BOS; i++)
+		s->many[i] = bo_new(s->fd, &s->many_va[i]);
+	for (int i = 0; i < MANY_DESCS; i++) {
+		desc_copy(&s->descs[i], s->many_va[(i + 1) % MANY_BOS] + 8 * (i / MANY_BOS),
+			  s->many_va[i % MANY_BOS]);
+		s->descs[i].extent[0] = 1;
+	}
+}
+static int submit_many_call(struct state *s)
+{
+	struct drm_tilecopy_submit sub;
+	int r;
+
+	submit_args(&sub, s->descs, s->many, MANY_BOS, NULL, 0, 0);
+	sub.desc_count = MANY_DESCS;
+	r = xioctl(s->fd, DRM_IOCTL_TILECOPY_SUBMIT, &sub);
+	s->job = sub.job_id;
+	return r;
+}
+static void submit_many_undo(struct state *s, int ret)
+{
+	uint32_t st;
+
+	if (!ret && (job_wait(s->fd, s->job, &st) || st != DRM_TILECOPY_STATUS_OK))
+		bad("submit_many: the submitted job did not finish (status %u)", st);
+	for (int i = 0; i < MANY_BOS; i++)
+		gem_close(s->fd, s->many[i]);
+}
+
 /* WAIT for a job (queued just before) */
 static void wait_setup(struct state *s)
 {
@@ -746,6 +784,7 @@ static const struct op ops[] = {
 	{ "prime_import", false, import_same_setup, import_call, import_same_undo },
 	{ "prime_import_other_device", true, import_other_setup, import_call, import_other_undo },
 	{ "submit", false, submit_setup, submit_call, submit_undo },
+	{ "submit_many", false, submit_many_setup, submit_many_call, submit_many_undo },
 	{ "wait", false, wait_setup, wait_call, wait_undo },
 	{ "gem_close", false, bo_setup, gem_close_call, gem_close_undo },
 };

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034,SC2154  # sourced: sets and reads run-guest.sh variables
 # Sourced by tests/qemu/run-guest.sh for --kernel debug (or TC_KERNEL=debug):
 # the debug guest kernel of scripts/build-debug-kernel.sh (KASAN, lockdep,
 # DMA-API debugging, debugobjects, kmemleak, UBSAN, fault injection) and
@@ -13,7 +14,7 @@ kdir=$(timeout "${TC_DEBUG_KERNEL_TIMEOUT:-5400}" bash "$TOP/scripts/build-debug
 	{ echo "run-guest: no debug kernel (scripts/build-debug-kernel.sh failed)" >&2; exit 125; }
 initrd=$B/guest/initramfs-debug.cpio.gz
 module=${TC_DEBUG_MODULE:-$B/driver-debug/tilecopy.ko}
-if [ $no_module = 0 ] || [ -f "$module" ]; then
+if [ "$no_module" = 0 ] || [ -f "$module" ]; then
 	[ -f "$module" ] || { echo "run-guest: no module $module (make module-debug)" >&2; exit 125; }
 	vm=$(modinfo -F vermagic "$module" | cut -d' ' -f1)
 	kr=$(cat "$kdir/build/include/config/kernel.release")
