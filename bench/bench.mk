@@ -1,10 +1,12 @@
 # Benchmark: bench/bench.c, called by `tilecopy bench` (tools/cmd_bench.c)
 # and built standalone as $(BUILD)/bin/tilecopy-bench. Links oneDNN
 # (Debian's libdnnl-dev has no pkg-config file) and libgomp (its OpenMP
-# runtime, whose thread count --threads sets).
+# runtime: oneDNN's threads, and the limit and memcpy contenders').
 #
 #   make bench                       the table, one thread
-#   make bench BENCH_ARGS="--json --threads 2"
+#   make bench BENCH_ARGS="--json --threads 1,2"
+#   make bench-docs                  the tables of docs/performance.md: every
+#                                    case at 1 and 2 threads, one run
 
 BENCH_LIB_OBJS := $(BUILD)/obj/bench/bench.o
 BENCH_LDLIBS   := -ldnnl -lgomp -lpthread
@@ -13,36 +15,49 @@ BENCH_ARGS     ?=
 
 $(BUILD)/obj/bench/%.o: bench/%.c bench/bench.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE -fopenmp -MMD -MP -c $< -o $@
 
 $(BENCH_BIN): $(BUILD)/obj/bench/bench_main.o $(BENCH_LIB_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LIB_LDLIBS) $(BENCH_LDLIBS)
 
-# tools.mk links these into the CLI; its rule was read before this file.
-$(CLI): $(BENCH_LIB_OBJS)
+# `tilecopy bench` runs this program, found next to the CLI (which links no
+# oneDNN itself): built and installed with it.
+$(CLI): | $(BENCH_BIN)
+install-cli: $(BENCH_BIN)
 
 ALL_TARGETS += $(BENCH_BIN)
 
-.PHONY: bench
+.PHONY: bench bench-docs
 bench: $(BENCH_BIN)
 	$(BENCH_BIN) $(BENCH_ARGS)
+
+# OpenMP's threads pinned like tilecopy's workers: unpinned, a woken
+# libgomp worker is queued behind its master on these VMs.
+bench-docs: $(BENCH_BIN)
+	OMP_PROC_BIND=spread OMP_PLACES=cores $(BENCH_BIN) --markdown --threads 1,2 --reps 10 $(BENCH_ARGS)
 
 include tests/simd/simd.mk
 -include $(BUILD)/obj/bench/bench.d $(BUILD)/obj/bench/bench_main.d
 
 # Smoke test of the benchmark itself (not a performance assertion): the
-# small case runs, every contender's result matched the scalar reference
-# (tilecopy-bench exits 1 otherwise), and --json has the documented fields.
+# small cases run at 1 and 2 threads, every contender's result matched the
+# scalar reference (tilecopy-bench exits 1 otherwise), --json has the
+# documented fields for each thread count, and --markdown prints its tables.
 .PHONY: check-bench
 check-bench: $(BENCH_BIN)
-	timeout 120 $(BENCH_BIN) --json --reps 2 --case small-4k-f32 > $(BUILD)/bench-smoke.json
+	timeout 120 $(BENCH_BIN) --json --reps 2 --threads 1,2 --case small-4k-f32 > $(BUILD)/bench-smoke.json
+	timeout 120 $(BENCH_BIN) --markdown --reps 1 --threads 1,2 --case image-c3-f32 > $(BUILD)/bench-smoke.md 2>/dev/null
 	python3 -c 'import json,sys; \
-	o = json.loads(open(sys.argv[1]).read()); \
-	need = ["case","bytes","tilecopy_gbps","memcpy_gbps","onednn_gbps","naive_gbps","descriptors"]; \
-	miss = [k for k in need if k not in o]; \
+	objs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]; \
+	need = ["case","bytes","threads","tilecopy_gbps","limit_gbps","memcpy_gbps","onednn_gbps","naive_gbps","descriptors"]; \
+	assert [o["threads"] for o in objs] == [1, 2], objs; \
+	miss = [k for o in objs for k in need if k not in o]; \
 	assert not miss, "missing fields %s" % miss; \
-	assert o["case"] == "small-4k-f32" and o["bytes"] == 4096 and o["descriptors"] >= 1, o; \
-	assert all(o[k] is not None and o[k] > 0 for k in ("tilecopy_gbps","memcpy_gbps","naive_gbps")), o; \
-	print("check-bench: ok:", o["case"], o["tilecopy_gbps"], "GB/s")' $(BUILD)/bench-smoke.json
+	assert all(o["case"] == "small-4k-f32" and o["bytes"] == 4096 and o["descriptors"] >= 1 for o in objs), objs; \
+	assert all(o[k] is not None and o[k] > 0 for o in objs for k in ("tilecopy_gbps","limit_gbps","memcpy_gbps","naive_gbps")), objs; \
+	md = open(sys.argv[2]).read(); \
+	assert "#### 1 thread" in md and "#### 2 threads" in md and "| image-c3-f32 |" in md, md; \
+	print("check-bench: ok:", ", ".join("%d thread(s) %.2f GB/s (limit %.2f)" % (o["threads"], o["tilecopy_gbps"], o["limit_gbps"]) for o in objs))' \
+		$(BUILD)/bench-smoke.json $(BUILD)/bench-smoke.md
 CHECK_TARGETS += check-bench

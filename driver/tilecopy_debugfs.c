@@ -11,11 +11,12 @@
 #include "tilecopy_mmu.h"
 
 /*
- * /sys/kernel/debug/accel/<bdf>/:
+ * /sys/kernel/debug/accel/<bdf>/ (dri/<bdf>/ for a render node, see tc_fops):
  *   regs    global and queue registers
  *   queues  driver view of each queue
  *   jobs    jobs the engine owns, per queue
- *   reset   write anything: reset the engine (jobs in flight are resubmitted)
+ *   reset   write anything: reset the engine, as a hang would (completed jobs
+ *           complete, started ones fail with RESET, the others run after it)
  */
 
 static const struct {
@@ -26,6 +27,7 @@ static const struct {
 	{ "VERSION", TC_REG_VERSION },
 	{ "NUM_QUEUES", TC_REG_NUM_QUEUES },
 	{ "TILEBUF_SIZE", TC_REG_TILEBUF_SIZE },
+	{ "CTRL", TC_REG_CTRL },
 	{ "STATUS", TC_REG_STATUS },
 	{ "FW_VERSION", TC_REG_FW_VERSION },
 	{ "FW_STATUS", TC_REG_FW_STATUS },
@@ -56,6 +58,7 @@ static const struct {
 	{ "ERR_ADDR_HI", TC_Q_ERR_ADDR_HI },
 	{ "DONE_SEQNO_LO", TC_Q_DONE_SEQNO_LO },
 	{ "ERR_SEQNO_LO", TC_Q_ERR_SEQNO_LO },
+	{ "STARTED_SEQNO_LO", TC_Q_STARTED_SEQNO_LO },
 };
 
 static int tc_regs_show(struct seq_file *m, void *unused)
@@ -90,10 +93,13 @@ static int tc_queues_show(struct seq_file *m, void *unused)
 
 	seq_printf(m, "firmware %s running=%d version 0x%08x\n", tdev->fw_name,
 		   tdev->fw_ok, tdev->fw_version);
-	mutex_lock(&tdev->ctx_lock);
-	seq_printf(m, "contexts in use: %u of %u\n",
-		   bitmap_weight(tdev->ctx_slots, TC_NUM_CONTEXTS), TC_NUM_CONTEXTS);
-	mutex_unlock(&tdev->ctx_lock);
+	seq_printf(m, "wedged=%d\n", READ_ONCE(tdev->wedged));
+	seq_printf(m, "engine contexts in use: %u of %u\n",
+		   tc_mmu_slots_used(tdev), TC_NUM_CONTEXTS);
+	seq_printf(m, "resets %lld, hangs %lld, jobs hit by a reset %lld, timeouts that found no hang %lld\n",
+		   atomic64_read(&tdev->stats.resets), atomic64_read(&tdev->stats.hangs),
+		   atomic64_read(&tdev->stats.reset_hits),
+		   atomic64_read(&tdev->stats.tdr_skips));
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
 		struct tc_job *job;
@@ -122,8 +128,8 @@ static int tc_jobs_show(struct seq_file *m, void *unused)
 
 		mutex_lock(&q->lock);
 		list_for_each_entry(job, &q->active, link)
-			seq_printf(m, "queue %u seqno %llu ctx %u descs %u bytes %llu\n",
-				   i, job->seqno, job->ctx->slot, job->desc_count,
+			seq_printf(m, "queue %u seqno %llu ctx %d descs %u bytes %llu\n",
+				   i, job->seqno, READ_ONCE(job->ctx->slot), job->desc_count,
 				   job->bytes);
 		mutex_unlock(&q->lock);
 	}
@@ -135,12 +141,8 @@ static ssize_t tc_reset_write(struct file *file, const char __user *buf,
 			      size_t count, loff_t *ppos)
 {
 	struct tc_device *tdev = file->private_data;
-	int ret, idx;
+	int ret = tc_device_reset_forced(tdev);
 
-	if (!drm_dev_enter(&tdev->base, &idx))
-		return -ENODEV;
-	ret = tc_device_reset(tdev, NULL);
-	drm_dev_exit(idx);
 	return ret ? ret : count;
 }
 
@@ -155,7 +157,7 @@ static const struct file_operations tc_reset_fops = {
  * tc_debugfs_init() - create the device's debugfs files
  * @tdev: device
  *
- * They live in the accel device's directory, removed with the device.
+ * They live in the device's debugfs directory, removed with the device.
  */
 void tc_debugfs_init(struct tc_device *tdev)
 {

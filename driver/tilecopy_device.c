@@ -13,12 +13,16 @@
 #include "tilecopy_accel.h"
 #include "tilecopy_device.h"
 #include "tilecopy_job.h"
+#include "tilecopy_mmu.h"
 
 static unsigned int tc_fw_timeout_ms = 2000;
 module_param_named(fw_timeout_ms, tc_fw_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(fw_timeout_ms, "Firmware boot handshake timeout in ms (default 2000)");
 
-/* The engine resets its queues and tile buffer in well under a millisecond. */
+/*
+ * The engine resets its queues and tile buffer, and stops at its next tile
+ * or row, in well under a millisecond.
+ */
 #define TC_RESET_TIMEOUT_US	(500 * 1000)
 
 static const char *const tc_fw_status_names[] = {
@@ -112,12 +116,12 @@ static int tc_fw_check(struct tc_device *tdev, const u8 *data, size_t size)
 		return dev_err_probe(dev, -EINVAL,
 				     "firmware %s: bad payload checksum 0x%08x, header says 0x%08x\n",
 				     name, crc, want);
-	if (tc_le32(hdr.abi_min) > DRM_TILECOPY_ABI_VERSION ||
-	    tc_le32(hdr.abi_max) < DRM_TILECOPY_ABI_VERSION)
+	if (tc_le32(hdr.iface_min) > TC_FW_IFACE_VERSION ||
+	    tc_le32(hdr.iface_max) < TC_FW_IFACE_VERSION)
 		return dev_err_probe(dev, -EINVAL,
-				     "firmware %s: supports ABI 0x%08x..0x%08x, driver ABI is 0x%08x\n",
-				     name, tc_le32(hdr.abi_min),
-				     tc_le32(hdr.abi_max), DRM_TILECOPY_ABI_VERSION);
+				     "firmware %s: speaks interface 0x%08x..0x%08x, driver speaks 0x%08x\n",
+				     name, tc_le32(hdr.iface_min),
+				     tc_le32(hdr.iface_max), TC_FW_IFACE_VERSION);
 	if (tc_le32(hdr.hw_version) >> 16 != tdev->hw_version >> 16)
 		return dev_err_probe(dev, -EINVAL,
 				     "firmware %s: built for hardware 0x%08x, engine is 0x%08x\n",
@@ -185,20 +189,46 @@ int tc_device_fw_boot(struct tc_device *tdev)
 	ret = readl_poll_timeout(tdev->regs + TC_REG_STATUS, status,
 				 status & (TC_STATUS_FW_READY | TC_STATUS_FW_ERROR),
 				 1000, timeout_ms * 1000ul);
+	/* Also after resets, which a user's hung job can cause: ratelimited. */
 	if (ret) {
-		dev_err(dev, "firmware %s: no answer from the engine within %u ms\n",
-			tdev->fw_name, timeout_ms);
+		dev_err_ratelimited(dev, "firmware %s: no answer from the engine within %u ms\n",
+				    tdev->fw_name, timeout_ms);
 		return -ETIMEDOUT;
 	}
 	if (status & TC_STATUS_FW_ERROR) {
 		fw_status = tc_readl(tdev, TC_REG_FW_STATUS);
-		dev_err(dev, "firmware %s: refused by the engine: %s (status %u)\n",
-			tdev->fw_name, tc_fw_status_name(fw_status), fw_status);
+		dev_err_ratelimited(dev, "firmware %s: refused by the engine: %s (status %u)\n",
+				    tdev->fw_name, tc_fw_status_name(fw_status),
+				    fw_status);
 		return -EIO;
 	}
 	tdev->fw_version = tc_readl(tdev, TC_REG_FW_VERSION);
 	tdev->fw_ok = true;
 	return 0;
+}
+
+/**
+ * tc_device_hw_stop() - stop the engine and wait until no job executes
+ * @tdev: device
+ *
+ * The running job is abandoned (it counts as started, not done); progress
+ * registers no longer move. Only an engine reset starts the engine again.
+ *
+ * Return: 0 or -ETIMEDOUT.
+ */
+int tc_device_hw_stop(struct tc_device *tdev)
+{
+	u32 status;
+	int ret;
+
+	tc_writel(tdev, TC_REG_CTRL, TC_CTRL_STOP);
+	ret = readl_poll_timeout(tdev->regs + TC_REG_STATUS, status,
+				 status & TC_STATUS_STOPPED, 100,
+				 TC_RESET_TIMEOUT_US);
+	if (ret)
+		dev_err_ratelimited(&tdev->pdev->dev,
+				    "engine did not stop (status 0x%08x)\n", status);
+	return ret;
 }
 
 /**
@@ -221,23 +251,9 @@ int tc_device_hw_reset(struct tc_device *tdev)
 				 !(status & (TC_STATUS_BUSY | TC_STATUS_FW_READY)),
 				 100, TC_RESET_TIMEOUT_US);
 	if (ret)
-		dev_err(&tdev->pdev->dev, "engine reset timed out (status 0x%08x)\n",
-			status);
+		dev_err_ratelimited(&tdev->pdev->dev,
+				    "engine reset timed out (status 0x%08x)\n", status);
 	return ret;
-}
-
-/**
- * tc_device_ctx_root_write() - point an MMU context at its level-1 table
- * @tdev: device
- * @slot: context index
- * @root: bus address of the level-1 table, 0 to disable the context
- */
-void tc_device_ctx_root_write(struct tc_device *tdev, unsigned int slot,
-			      dma_addr_t root)
-{
-	tc_writel(tdev, TC_REG_CTX_ROOT_LO(slot), lower_32_bits(root));
-	tc_writel(tdev, TC_REG_CTX_ROOT_HI(slot), upper_32_bits(root));
-	tc_writel(tdev, TC_REG_MMU_INVALIDATE, slot);
 }
 
 /**
@@ -270,10 +286,7 @@ void tc_device_hw_setup(struct tc_device *tdev)
 	tc_writel(tdev, TC_REG_INT_MASK,
 		  TC_INT_FW_READY | TC_INT_FW_ERROR | TC_INT_RESET_DONE);
 
-	mutex_lock(&tdev->ctx_lock);
-	for_each_set_bit(i, tdev->ctx_slots, TC_NUM_CONTEXTS)
-		tc_device_ctx_root_write(tdev, i, tdev->ctx_roots[i]);
-	mutex_unlock(&tdev->ctx_lock);
+	tc_mmu_slots_restore(tdev);
 	tc_writel(tdev, TC_REG_MMU_INVALIDATE_ALL, 1);
 
 	for (i = 0; i < tdev->num_queues; i++)
@@ -292,13 +305,83 @@ static irqreturn_t tc_device_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/* The engine's interrupt enables, all on (as tc_device_hw_setup()) or off. */
+static void tc_device_int_mask(struct tc_device *tdev, bool on)
+{
+	unsigned int i;
+
+	tc_writel(tdev, TC_REG_INT_MASK,
+		  on ? TC_INT_FW_READY | TC_INT_FW_ERROR | TC_INT_RESET_DONE : 0);
+	for (i = 0; i < tdev->num_queues; i++)
+		tc_q_writel(&tdev->queues[i], TC_Q_INT_MASK,
+			    on ? TC_Q_INT_DONE | TC_Q_INT_ERROR : 0);
+}
+
+/*
+ * INTx, hard part: is the (maybe shared) line ours? Then mask the engine,
+ * which drops the level, until the thread has handled everything: a shared
+ * line cannot be IRQF_ONESHOT when its other users are not.
+ */
+static irqreturn_t tc_device_intx(int irq, void *data)
+{
+	struct tc_device *tdev = data;
+	u32 pending = tc_readl(tdev, TC_REG_INT_STATUS) & tc_readl(tdev, TC_REG_INT_MASK);
+	unsigned int i;
+
+	for (i = 0; i < tdev->num_queues && !pending; i++)
+		pending = tc_q_readl(&tdev->queues[i], TC_Q_INT_STATUS) &
+			  tc_q_readl(&tdev->queues[i], TC_Q_INT_MASK);
+	if (!pending)
+		return IRQ_NONE;
+	tc_device_int_mask(tdev, false);
+	return IRQ_WAKE_THREAD;
+}
+
+/* INTx, thread: what the MSI-X vectors do one by one, then unmask. */
+static irqreturn_t tc_device_intx_thread(int irq, void *data)
+{
+	struct tc_device *tdev = data;
+	unsigned int i;
+
+	tc_device_irq(irq, tdev);
+	for (i = 0; i < tdev->num_queues; i++)
+		tc_queue_irq(irq, &tdev->queues[i]);
+	/* an event that came meanwhile raises the line again */
+	tc_device_int_mask(tdev, true);
+	return IRQ_HANDLED;
+}
+
+/*
+ * No MSI-X (a platform without an MSI controller, such as a GICv3 without
+ * ITS, or pci=nomsi): the engine also drives the legacy INTx line, level
+ * triggered, while any enabled status bit is set.
+ */
+static int tc_device_intx_init(struct tc_device *tdev, int msix_err)
+{
+	struct pci_dev *pdev = tdev->pdev;
+	int ret;
+
+	ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_INTX);
+	if (ret < 0)
+		return dev_err_probe(&pdev->dev, ret, "no MSI-X and no INTx interrupt\n");
+	tdev->intx = true;
+	ret = devm_request_threaded_irq(&pdev->dev, pci_irq_vector(pdev, 0),
+					tc_device_intx, tc_device_intx_thread,
+					IRQF_SHARED, KBUILD_MODNAME, tdev);
+	if (ret)
+		return dev_err_probe(&pdev->dev, ret, "cannot request the INTx interrupt\n");
+	dev_info(&pdev->dev, "no MSI-X (%pe): using the INTx interrupt\n",
+		 ERR_PTR(msix_err));
+	return 0;
+}
+
 /**
  * tc_device_irq_init() - allocate MSI-X vectors and request them
  * @tdev: device
  *
  * Vector q serves queue q; vector NUM_QUEUES the global events. Queue
  * events are handled in a thread: an error resets the queue, which may
- * wait for the engine.
+ * wait for the engine. Without MSI-X, one INTx line serves them all.
  *
  * Return: 0 or a negative error code.
  */
@@ -312,8 +395,7 @@ int tc_device_irq_init(struct tc_device *tdev)
 	ret = pci_alloc_irq_vectors(pdev, hw_queues + 1, hw_queues + 1,
 				    PCI_IRQ_MSIX);
 	if (ret < 0)
-		return dev_err_probe(&pdev->dev, ret, "cannot get %u MSI-X vectors\n",
-				     hw_queues + 1);
+		return tc_device_intx_init(tdev, ret);
 
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
@@ -336,13 +418,21 @@ int tc_device_irq_init(struct tc_device *tdev)
 
 /**
  * tc_device_irq_enable() - stop or restart interrupt handling
- * @tdev: device
+ * @tdev: device, inside drm_dev_enter() or its removal (the vectors go
+ *	with the driver)
  * @enable: false waits for running handlers and holds new ones back
  */
 void tc_device_irq_enable(struct tc_device *tdev, bool enable)
 {
 	unsigned int i;
 
+	if (tdev->intx) {
+		if (enable)
+			enable_irq(pci_irq_vector(tdev->pdev, 0));
+		else
+			disable_irq(pci_irq_vector(tdev->pdev, 0));
+		return;
+	}
 	for (i = 0; i < tdev->num_queues; i++) {
 		int irq = pci_irq_vector(tdev->pdev, i);
 
@@ -399,16 +489,24 @@ int tc_device_init(struct tc_device *tdev)
 				     tc_readl(tdev, TC_REG_NUM_CONTEXTS),
 				     tc_readl(tdev, TC_REG_VA_BITS),
 				     tc_readl(tdev, TC_REG_MAX_DIMS));
-	if (tdev->hw_version >> 16 != TC_HW_VERSION >> 16)
-		return dev_err_probe(dev, -ENODEV, "unsupported engine version 0x%08x\n",
+	/* 1.1 has the stop control and progress registers resets need. */
+	if (tdev->hw_version >> 16 != TC_HW_VERSION >> 16 ||
+	    tdev->hw_version < TC_HW_VERSION_1_1)
+		return dev_err_probe(dev, -ENODEV, "unsupported engine version 0x%08x, need 1.1\n",
 				     tdev->hw_version);
+	tdev->max_job_elems = tc_readq(tdev, TC_REG_MAX_JOB_ELEMS_LO);
 
 	ret = drmm_mutex_init(&tdev->base, &tdev->reset_lock);
 	if (ret)
 		return ret;
-	ret = drmm_mutex_init(&tdev->base, &tdev->ctx_lock);
+	ret = drmm_mutex_init(&tdev->base, &tdev->slot_lock);
 	if (ret)
 		return ret;
+	ret = drmm_mutex_init(&tdev->base, &tdev->debugfs_lock);
+	if (ret)
+		return ret;
+	tc_device_jobs_init(tdev);
+	tc_device_reset_init(tdev);
 	for (i = 0; i < TC_MAX_QUEUES; i++) {
 		ret = tc_queue_init(tdev, i);
 		if (ret)

@@ -6,11 +6,13 @@
 
 #include <linux/io.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/xarray.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <drm/drm_device.h>
 #include <drm/gpu_scheduler.h>
 
@@ -18,20 +20,39 @@
 
 /*
  * Ring entries per queue. Jobs in flight on a queue are bounded by the
- * scheduler's credit limit, which stays below the ring size so that every
- * in-flight job can be written again after a queue or engine reset.
+ * scheduler's credit limit (tc_queue_sched_init()), which stays below the
+ * ring size so that every in-flight job can be written again after an
+ * engine reset.
  */
 #define TC_RING_ENTRIES		64
-#define TC_QUEUE_CREDITS	(TC_RING_ENTRIES / 2)
 
 /* Driver limits reported by GET_PARAM. */
 #define TC_MAX_DESCS		16384
 #define TC_MAX_BOS		64
 #define TC_MAX_IN_SYNCOBJS	64
+/* desc_size may grow with the uAPI; a page per descriptor is plenty. */
+#define TC_MAX_DESC_SIZE	4096
 #define TC_VA_START		0x100000000ull
 #define TC_VA_END		BIT_ULL(TC_VA_BITS)
+/* Bus address bits a page-table entry holds (TC_PTE_ADDR_MASK). */
+#define TC_DMA_BITS		52
+
+/*
+ * Per open file: jobs submitted and not yet finished, and the kernel memory
+ * their descriptors hold. SUBMIT fails with -EBUSY beyond either (the
+ * caller waits for one of its jobs, as with ivpu's full job queue), so one
+ * file can neither fill the kernel's memory nor the scheduler's queues.
+ * 256 jobs keep four queues fed many times over; 16 MiB hold five jobs of
+ * the largest size (TC_MAX_DESCS descriptors, 3 MiB).
+ */
+#define TC_FILE_MAX_JOBS	256
+#define TC_FILE_MAX_DESC_BYTES	(16ull << 20)
+
+/* Hangs (TIMEOUT) after which a file is banned, as i915 and xe do. */
+#define TC_BAN_HANGS		3
 
 struct tc_device;
+struct tc_mmu_ctx;
 
 /**
  * struct tc_queue - one hardware queue and its scheduler.
@@ -70,7 +91,13 @@ struct tc_queue {
  * @bytes_moved: bytes written by successful jobs.
  * @busy_ns: time with at least one job on a hardware queue, summed over
  *	queues.
- * @resets: engine resets since probe.
+ * @resets: engine resets since probe (hangs, forced, failed ones too).
+ * @hangs: jobs that hung the engine (TIMEOUT).
+ * @reset_hits: jobs a reset found started and not finished (RESET).
+ * @reset_requeued: jobs a reset found not yet started, given to the ring
+ *	again.
+ * @tdr_skips: scheduler timeouts of jobs that had not hung: waiting behind
+ *	other queues, or not yet as long on the engine as a job may be.
  * @bos: buffer objects alive (created or imported, with a handle once).
  * @bo_bytes: bytes of those buffer objects.
  */
@@ -80,6 +107,10 @@ struct tc_stats {
 	atomic64_t bytes_moved;
 	atomic64_t busy_ns;
 	atomic64_t resets;
+	atomic64_t hangs;
+	atomic64_t reset_hits;
+	atomic64_t reset_requeued;
+	atomic64_t tdr_skips;
 	atomic64_t bos;
 	atomic64_t bo_bytes;
 };
@@ -92,19 +123,31 @@ struct tc_stats {
  * @boot: BAR2, firmware boot window.
  * @hw_version: TC_REG_VERSION.
  * @tilebuf_size: TC_REG_TILEBUF_SIZE.
+ * @max_job_elems: TC_REG_MAX_JOB_ELEMS, the work bound of a job.
  * @num_queues: queues in use (engine and firmware limit).
+ * @intx: no MSI-X: one legacy INTx line serves every queue and event.
  * @fw_name: firmware file requested at probe.
  * @fw_data: copy of the firmware image, booted again after every reset.
  * @fw_size: bytes of @fw_data.
  * @fw_version: version reported by the running firmware.
  * @fw_ok: firmware running; jobs fail with NO_FIRMWARE otherwise.
- * @reset_lock: serialises engine resets (timeouts, debugfs).
- * @reset_wq: ordered workqueue running every queue's timeout handler, so
- *	that one engine reset never races another.
- * @ctx_lock: protects @ctx_slots and @ctx_roots.
- * @ctx_slots: MMU context slots in use.
- * @ctx_roots: level-1 table of each context in use, written again after
- *	an engine reset.
+ * @wedged: a reset failed: the engine is off the bus until the driver is
+ *	bound again; ioctls fail with -EIO.
+ * @reset_lock: serialises engine resets with the device's removal.
+ * @reset_wq: ordered, WQ_MEM_RECLAIM workqueue running every reset: the
+ *	queues' timeout handlers, @fault_work and @reset_work.
+ * @fault_work: recovers queues the engine halted on a failed job.
+ * @fault_queues: bit q: queue q has an error to recover from.
+ * @reset_work: a forced reset (debugfs), its result in @reset_ret.
+ * @reset_ret: result of the last forced reset.
+ * @debugfs_lock: one forced reset at a time, with its result.
+ * @reap_list: jobs the scheduler is done with, freed by @reap_work.
+ * @reap_work: frees jobs outside the fence signalling path.
+ * @jobs_alive: jobs allocated and not yet freed.
+ * @jobs_wq: woken when @jobs_alive drops to 0.
+ * @slot_lock: protects @slot_owner, @slot_clock and the contexts' slots.
+ * @slot_owner: address space using each engine MMU context, or NULL.
+ * @slot_clock: stamp for choosing the least recently used slot.
  * @stats: counters.
  * @queues: hardware queues.
  */
@@ -115,17 +158,29 @@ struct tc_device {
 	void __iomem *boot;
 	u32 hw_version;
 	u32 tilebuf_size;
+	u64 max_job_elems;
 	unsigned int num_queues;
+	bool intx;
 	const char *fw_name;
 	void *fw_data;
 	size_t fw_size;
 	u32 fw_version;
 	bool fw_ok;
-	struct mutex reset_lock;	/* one reset at a time */
+	bool wedged;
+	struct mutex reset_lock;	/* reset vs removal */
 	struct workqueue_struct *reset_wq;
-	struct mutex ctx_lock;	/* context slots */
-	DECLARE_BITMAP(ctx_slots, TC_NUM_CONTEXTS);
-	dma_addr_t ctx_roots[TC_NUM_CONTEXTS];
+	struct work_struct fault_work;
+	unsigned long fault_queues;
+	struct work_struct reset_work;
+	int reset_ret;
+	struct mutex debugfs_lock;	/* forced resets */
+	struct llist_head reap_list;
+	struct work_struct reap_work;
+	atomic_t jobs_alive;
+	wait_queue_head_t jobs_wq;
+	struct mutex slot_lock;	/* engine MMU context slots */
+	struct tc_mmu_ctx *slot_owner[TC_NUM_CONTEXTS];
+	u64 slot_clock;
 	struct tc_stats stats;
 	struct tc_queue queues[TC_MAX_QUEUES];
 };
@@ -142,6 +197,7 @@ static inline void tc_writel(struct tc_device *tdev, u32 reg, u32 val)
 	writel(val, tdev->regs + reg);
 }
 
+/* Two 32-bit reads, low word first (which latches JOB_NS). */
 static inline u64 tc_readq(struct tc_device *tdev, u32 reg_lo)
 {
 	u32 lo = readl(tdev->regs + reg_lo);
@@ -168,13 +224,12 @@ int tc_device_init(struct tc_device *tdev);
 void tc_device_fini(struct tc_device *tdev);
 int tc_device_fw_load(struct tc_device *tdev);
 int tc_device_fw_boot(struct tc_device *tdev);
+int tc_device_hw_stop(struct tc_device *tdev);
 int tc_device_hw_reset(struct tc_device *tdev);
 void tc_device_hw_setup(struct tc_device *tdev);
 void tc_queue_hw_setup(struct tc_queue *q);
 int tc_device_irq_init(struct tc_device *tdev);
 void tc_device_irq_enable(struct tc_device *tdev, bool enable);
-void tc_device_ctx_root_write(struct tc_device *tdev, unsigned int slot,
-			      dma_addr_t root);
 
 extern const struct attribute_group *tc_sysfs_groups[];
 void tc_debugfs_init(struct tc_device *tdev);

@@ -5,6 +5,7 @@
  * Copyright (c) 2026 The tilecopy authors
  */
 
+#include <linux/bits.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -25,6 +26,15 @@
 
 #define TC_FW_DEFAULT	"tilecopy/engine.bin"
 
+/*
+ * The engine's page tables hold bus addresses in bits 51:12 (PTEs and
+ * table pointers alike, docs/hardware.md), so it reaches 52 bits. A wider
+ * mask would let a system with more physical address bits (arm64 with
+ * 52-bit PA) or an IOMMU hand out addresses the PTEs silently truncate.
+ */
+#define TC_DMA_BITS	52
+static_assert(GENMASK_ULL(TC_DMA_BITS - 1, TC_PAGE_SHIFT) == TC_PTE_ADDR_MASK);
+
 static char *tc_fw_name = TC_FW_DEFAULT;
 module_param_named(firmware, tc_fw_name, charp, 0444);
 MODULE_PARM_DESC(firmware, "Firmware file under /lib/firmware (default " TC_FW_DEFAULT ")");
@@ -36,7 +46,9 @@ static int tc_open(struct drm_device *dev, struct drm_file *file)
 	unsigned int i;
 	int ret;
 
-	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL);
+	if (READ_ONCE(tdev->wedged))
+		return -EIO;
+	tfile = kzalloc(sizeof(*tfile), GFP_KERNEL_ACCOUNT);
 	if (!tfile)
 		return -ENOMEM;
 	tfile->tdev = tdev;
@@ -93,6 +105,8 @@ static int tc_ioctl_get_param(struct drm_device *dev, void *data,
 	struct tc_device *tdev = to_tc_device(dev);
 	struct drm_tilecopy_get_param *args = data;
 
+	if (READ_ONCE(tdev->wedged))
+		return -EIO;
 	if (args->pad) {
 		drm_dbg(dev, "GET_PARAM pad must be zero\n");
 		return -EINVAL;
@@ -131,6 +145,32 @@ static int tc_ioctl_get_param(struct drm_device *dev, void *data,
 	case DRM_TILECOPY_PARAM_PCI_ID:
 		args->value = (u32)tdev->pdev->vendor << 16 | tdev->pdev->device;
 		break;
+	case DRM_TILECOPY_PARAM_FEATURES:
+		args->value = DRM_TILECOPY_FEATURE_DESC_STRIDE |
+			      DRM_TILECOPY_FEATURE_STATUS_RESET |
+			      DRM_TILECOPY_FEATURE_LIMITS;
+		break;
+	case DRM_TILECOPY_PARAM_DESC_SIZE:
+		args->value = sizeof(struct drm_tilecopy_desc);
+		break;
+	case DRM_TILECOPY_PARAM_MAX_JOB_ELEMS:
+		args->value = tdev->max_job_elems;
+		break;
+	case DRM_TILECOPY_PARAM_MAX_FILE_JOBS:
+		args->value = TC_FILE_MAX_JOBS;
+		break;
+	case DRM_TILECOPY_PARAM_MAX_FILE_DESC_BYTES:
+		args->value = TC_FILE_MAX_DESC_BYTES;
+		break;
+	case DRM_TILECOPY_PARAM_JOB_TIMEOUT_NS:
+		args->value = tc_job_timeout_ns();
+		break;
+	case DRM_TILECOPY_PARAM_BAN_HANGS:
+		args->value = TC_BAN_HANGS;
+		break;
+	case DRM_TILECOPY_PARAM_FILE_HANGS:
+		args->value = atomic_read(&to_tc_file(file)->ctx->hangs);
+		break;
 	default:
 		drm_dbg(dev, "GET_PARAM: unknown param %u\n", args->param);
 		return -EINVAL;
@@ -138,8 +178,25 @@ static int tc_ioctl_get_param(struct drm_device *dev, void *data,
 	return 0;
 }
 
+/*
+ * The accel core (CONFIG_DRM_ACCEL) is not in every distribution kernel:
+ * Debian's arm64 6.12 leaves it out. Built against such a kernel, the
+ * driver registers a DRM render node (/dev/dri/renderD*) instead of
+ * /dev/accel/accel*: the same ioctls, buffer objects, syncobjs and sysfs
+ * files; libtilecopy finds either. DRM_RENDER_ALLOW is what a render node
+ * asks of every ioctl; the accel node ignores it.
+ */
+#if IS_ENABLED(CONFIG_DRM_ACCEL)
+#define TC_DRIVER_NODE	DRIVER_COMPUTE_ACCEL
+#define TC_NODE_FOPS	DRM_ACCEL_FOPS
+#else
+#define TC_DRIVER_NODE	DRIVER_RENDER
+#define TC_NODE_FOPS	DRM_GEM_FOPS
+#endif
+
 static const struct drm_ioctl_desc tc_ioctls[] = {
-#define TC_IOCTL(n, func) DRM_IOCTL_DEF_DRV(TILECOPY_##n, tc_ioctl_##func, 0)
+#define TC_IOCTL(n, func) \
+	DRM_IOCTL_DEF_DRV(TILECOPY_##n, tc_ioctl_##func, DRM_RENDER_ALLOW)
 	TC_IOCTL(GET_PARAM, get_param),
 	TC_IOCTL(BO_CREATE, bo_create),
 	TC_IOCTL(BO_INFO, bo_info),
@@ -148,10 +205,10 @@ static const struct drm_ioctl_desc tc_ioctls[] = {
 #undef TC_IOCTL
 };
 
-/* DEFINE_DRM_ACCEL_FOPS() plus fdinfo (drm-memory-* keys, as DRM drivers). */
+/* The node's file operations plus fdinfo (drm-memory-* keys, as DRM drivers). */
 static const struct file_operations tc_fops = {
 	.owner = THIS_MODULE,
-	DRM_ACCEL_FOPS,
+	TC_NODE_FOPS,
 	.show_fdinfo = drm_show_fdinfo,
 };
 
@@ -161,7 +218,7 @@ static void tc_show_fdinfo(struct drm_printer *p, struct drm_file *file)
 }
 
 static const struct drm_driver tc_drm_driver = {
-	.driver_features = DRIVER_COMPUTE_ACCEL | DRIVER_GEM | DRIVER_SYNCOBJ,
+	.driver_features = TC_DRIVER_NODE | DRIVER_GEM | DRIVER_SYNCOBJ,
 	.open = tc_open,
 	.postclose = tc_postclose,
 	.show_fdinfo = tc_show_fdinfo,
@@ -179,6 +236,12 @@ static const struct drm_driver tc_drm_driver = {
 static void tc_reset_wq_destroy(struct drm_device *dev, void *wq)
 {
 	destroy_workqueue(wq);
+}
+
+/* Before the schedulers go: every job freed (drm_sched_fini() frees none). */
+static void tc_jobs_drain(struct drm_device *dev, void *data)
+{
+	tc_device_jobs_drain(to_tc_device(dev));
 }
 
 static void tc_sched_fini_all(struct drm_device *dev, void *data)
@@ -199,9 +262,15 @@ static int tc_pci_setup(struct tc_device *tdev)
 	if (ret)
 		return dev_err_probe(&pdev->dev, ret, "cannot enable the PCI device\n");
 	pci_set_master(pdev);
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	/*
+	 * Page-table entries hold bus address bits 51:12 (TC_PTE_ADDR_MASK):
+	 * the engine reaches no more than that. It walks scatterlists page
+	 * by page, so a segment may be as long as the DMA API likes.
+	 */
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(TC_DMA_BITS));
 	if (ret)
-		return dev_err_probe(&pdev->dev, ret, "no 64-bit DMA\n");
+		return dev_err_probe(&pdev->dev, ret, "no %u-bit DMA\n", TC_DMA_BITS);
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 
 	tdev->regs = pcim_iomap_region(pdev, TC_BAR_REGS, "tilecopy-regs");
 	if (IS_ERR(tdev->regs))
@@ -223,7 +292,11 @@ static int tc_engine_start(struct tc_device *tdev)
 	unsigned int i;
 	int ret;
 
-	tdev->reset_wq = alloc_ordered_workqueue("tilecopy-reset-%s", 0,
+	/*
+	 * Ordered: one reset at a time. WQ_MEM_RECLAIM: resets signal fences,
+	 * which memory reclaim may be waiting for.
+	 */
+	tdev->reset_wq = alloc_ordered_workqueue("tilecopy-reset-%s", WQ_MEM_RECLAIM,
 						 pci_name(tdev->pdev));
 	if (!tdev->reset_wq)
 		return -ENOMEM;
@@ -251,7 +324,11 @@ static int tc_engine_start(struct tc_device *tdev)
 		}
 	}
 	/* At drm_device release: open files may use them until then. */
-	return drmm_add_action_or_reset(&tdev->base, tc_sched_fini_all, NULL);
+	ret = drmm_add_action_or_reset(&tdev->base, tc_sched_fini_all, NULL);
+	if (ret)
+		return ret;
+	/* drmm actions run in reverse: this one before tc_sched_fini_all() */
+	return drmm_add_action_or_reset(&tdev->base, tc_jobs_drain, NULL);
 }
 
 static int tc_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -299,6 +376,13 @@ err_stop:
 	return ret;
 }
 
+/*
+ * Unbind, hot-unplug or rmmod: files, mmaps and dma-bufs may stay open.
+ * drm_dev_unplug() makes every later ioctl fail with -ENODEV and waits for
+ * the ones inside a drm_dev_enter() section (resets included); then the
+ * engine is stopped and every job on it settled. The rest goes when the
+ * last file does (drm_device release).
+ */
 static void tc_remove(struct pci_dev *pdev)
 {
 	struct tc_device *tdev = pci_get_drvdata(pdev);

@@ -1,6 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Copyright (c) 2026 The tilecopy authors */
+/*
+ * Buffer objects: GEM shmem objects, each mapped into the address space of
+ * every file holding a handle to it.
+ *
+ * A file sees a BO through one struct tc_bo_map per (BO, address space):
+ * each handle holds a reference, and so does every lookup
+ * (tc_bo_map_lookup()), which also holds the GEM object: a handle closed by
+ * another thread in the middle of an ioctl is then simply not found, and a
+ * mapping in use is never torn down under its user.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
 
+#include <linux/dma-map-ops.h>	/* dev_is_dma_coherent(), see tc_gem_create_object() */
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <drm/drm_file.h>
@@ -19,11 +31,15 @@ static void tc_bo_map_unlink(struct kref *ref)
 	list_del(&map->link);
 }
 
-/**
- * tc_bo_map_put() - drop a reference to a mapping
- * @map: mapping; unmapped (TLB invalidated) with the last reference
- */
-void tc_bo_map_put(struct tc_bo_map *map)
+static void tc_bo_map_destroy(struct tc_bo_map *map)
+{
+	tc_mmu_unmap(map->ctx, &map->node);
+	tc_mmu_ctx_put(map->ctx);
+	kfree(map);
+}
+
+/* Drop a reference; the last one unmaps (TLB invalidated) and frees. */
+static void tc_bo_map_put(struct tc_bo_map *map)
 {
 	struct tc_bo *bo = map->bo;
 	bool last;
@@ -31,23 +47,12 @@ void tc_bo_map_put(struct tc_bo_map *map)
 	mutex_lock(&bo->maps_lock);
 	last = kref_put(&map->ref, tc_bo_map_unlink);
 	mutex_unlock(&bo->maps_lock);
-	if (!last)
-		return;
-
-	tc_mmu_unmap(map->ctx, &map->node);
-	tc_mmu_ctx_put(map->ctx);
-	kfree(map);
+	if (last)
+		tc_bo_map_destroy(map);
 }
 
-/**
- * tc_bo_map_get() - find the mapping of a BO in an address space
- * @bo: buffer object
- * @ctx: address space
- *
- * Return: the mapping with a reference taken, or NULL if the BO has no
- * handle in the file owning @ctx.
- */
-struct tc_bo_map *tc_bo_map_get(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
+/* The mapping of @bo in @ctx with a reference taken, or NULL. */
+static struct tc_bo_map *tc_bo_map_find(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 {
 	struct tc_bo_map *map, *found = NULL;
 
@@ -63,35 +68,63 @@ struct tc_bo_map *tc_bo_map_get(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 	return found;
 }
 
-/*
- * A handle is created: created, imported through PRIME (from this or
- * another device) or opened again. Map the BO into the file's address
- * space, once per file.
+/**
+ * tc_bo_map_lookup() - a file's BO and its mapping, from a handle
+ * @file: the file
+ * @handle: GEM handle of @file
+ *
+ * One lookup for both: a handle that another thread closes meanwhile is not
+ * found, never half found.
+ *
+ * Return: the mapping, holding a reference to itself and to its GEM object
+ * (drop both with tc_bo_map_release()), or NULL.
  */
-static int tc_gem_open(struct drm_gem_object *obj, struct drm_file *file)
+struct tc_bo_map *tc_bo_map_lookup(struct drm_file *file, u32 handle)
 {
-	struct tc_mmu_ctx *ctx = to_tc_file(file)->ctx;
-	struct tc_bo *bo = to_tc_bo(obj);
+	struct drm_gem_object *obj = drm_gem_object_lookup(file, handle);
 	struct tc_bo_map *map;
+
+	if (!obj)
+		return NULL;
+	map = tc_bo_map_find(to_tc_bo(obj), to_tc_file(file)->ctx);
+	if (!map)
+		drm_gem_object_put(obj);	/* the handle was just closed */
+	return map;
+}
+
+/**
+ * tc_bo_map_release() - drop what tc_bo_map_lookup() took
+ * @map: mapping
+ */
+void tc_bo_map_release(struct tc_bo_map *map)
+{
+	struct drm_gem_object *obj = &map->bo->base.base;
+
+	tc_bo_map_put(map);
+	drm_gem_object_put(obj);
+}
+
+/*
+ * The mapping of @bo in @ctx, made if there is none; with a reference.
+ * The allocations happen outside @bo's lock.
+ */
+static struct tc_bo_map *tc_bo_map_add(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
+{
+	struct drm_gem_object *obj = &bo->base.base;
+	struct tc_bo_map *map, *other;
 	struct sg_table *sgt;
-	int ret = 0;
+	int ret;
+
+	map = tc_bo_map_find(bo, ctx);
+	if (map)
+		return map;
 
 	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
 	if (IS_ERR(sgt))
-		return PTR_ERR(sgt);
-
-	mutex_lock(&bo->maps_lock);
-	list_for_each_entry(map, &bo->maps, link) {
-		if (map->ctx == ctx) {
-			kref_get(&map->ref);	/* the new handle's */
-			goto out_unlock;
-		}
-	}
-	map = kzalloc(sizeof(*map), GFP_KERNEL);
-	if (!map) {
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
+		return ERR_CAST(sgt);
+	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
+	if (!map)
+		return ERR_PTR(-ENOMEM);
 	kref_init(&map->ref);
 	map->bo = bo;
 	map->size = obj->size;
@@ -101,30 +134,52 @@ static int tc_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 		/* -EINVAL: an imported buffer not made of whole pages */
 		drm_dbg(obj->dev, "cannot map a %zu-byte BO: %d\n", obj->size, ret);
 		kfree(map);
-		goto out_unlock;
+		return ERR_PTR(ret);
 	}
 	map->ctx = tc_mmu_ctx_get(ctx);
+
+	mutex_lock(&bo->maps_lock);
+	list_for_each_entry(other, &bo->maps, link) {
+		if (other->ctx == ctx) {
+			/* made by another thread meanwhile: use that one */
+			kref_get(&other->ref);
+			mutex_unlock(&bo->maps_lock);
+			tc_bo_map_destroy(map);
+			return other;
+		}
+	}
 	list_add_tail(&map->link, &bo->maps);
 	if (!bo->counted) {
 		struct tc_stats *stats = &to_tc_device(obj->dev)->stats;
 
-		/* Live BOs are counted from their first handle to their free. */
+		/* Live BOs are counted from their first mapping to their free. */
 		bo->counted = true;
 		atomic64_inc(&stats->bos);
 		atomic64_add(obj->size, &stats->bo_bytes);
 	}
-out_unlock:
 	mutex_unlock(&bo->maps_lock);
-	return ret;
+	return map;
 }
 
-/* The file's last handle to the BO is gone: drop the handle's mapping. */
+/*
+ * A handle is created: created (the mapping exists already, see
+ * tc_ioctl_bo_create()), imported through PRIME (from this or another
+ * device) or opened again. Each handle holds a reference to the BO's
+ * mapping in the file's address space.
+ */
+static int tc_gem_open(struct drm_gem_object *obj, struct drm_file *file)
+{
+	struct tc_bo_map *map = tc_bo_map_add(to_tc_bo(obj), to_tc_file(file)->ctx);
+
+	return PTR_ERR_OR_ZERO(map);
+}
+
+/* A handle is gone: drop its reference to the mapping. */
 static void tc_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 {
-	struct tc_mmu_ctx *ctx = to_tc_file(file)->ctx;
-	struct tc_bo *bo = to_tc_bo(obj);
-	struct tc_bo_map *map = tc_bo_map_get(bo, ctx);
+	struct tc_bo_map *map = tc_bo_map_find(to_tc_bo(obj), to_tc_file(file)->ctx);
 
+	/* The handle's own reference keeps the mapping until here. */
 	if (WARN_ON(!map))
 		return;
 	tc_bo_map_put(map);	/* the reference just taken */
@@ -167,37 +222,29 @@ static const struct drm_gem_object_funcs tc_gem_funcs = {
  *
  * Used for created and for imported BOs alike.
  *
+ * An engine whose DMA does not snoop the CPU caches (an arm64 SoC whose
+ * PCIe host is not "dma-coherent") would read stale data a user wrote
+ * through a cached mapping, and the user would read stale lines after the
+ * engine wrote: such a device gets write-combined CPU mappings, as panfrost
+ * and panthor do; the engine's own memory (rings, descriptors, page tables)
+ * is dma_alloc_coherent() already. dev_is_dma_coherent() is what the DMA
+ * core itself decided for this PCI device (from the host bridge's firmware
+ * description); no driver-level API gives that answer for a PCI function.
+ *
  * Return: the GEM object or ERR_PTR(-ENOMEM).
  */
 struct drm_gem_object *tc_gem_create_object(struct drm_device *dev,
 					    size_t size)
 {
-	struct tc_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	struct tc_bo *bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
+	bo->base.map_wc = !dev_is_dma_coherent(dev->dev);
 	mutex_init(&bo->maps_lock);
 	INIT_LIST_HEAD(&bo->maps);
 	bo->base.base.funcs = &tc_gem_funcs;
 	return &bo->base.base;
-}
-
-static int tc_bo_describe(struct drm_gem_object *obj, struct drm_file *file,
-			  u64 *va, u64 *mmap_offset)
-{
-	struct tc_bo_map *map = tc_bo_map_get(to_tc_bo(obj), to_tc_file(file)->ctx);
-	int ret;
-
-	if (WARN_ON(!map))
-		return -EINVAL;
-	*va = map->node.start;
-	tc_bo_map_put(map);
-
-	ret = drm_gem_create_mmap_offset(obj);
-	if (ret)
-		return ret;
-	*mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
-	return 0;
 }
 
 /**
@@ -206,15 +253,22 @@ static int tc_bo_describe(struct drm_gem_object *obj, struct drm_file *file,
  * @data: struct drm_tilecopy_bo_create
  * @file: caller
  *
- * Return: 0 or a negative error code.
+ * Everything that can fail happens before the handle is published: once
+ * another thread can see (and close) the handle, nothing undoes it.
+ *
+ * Return: 0, -EINVAL, -ENOMEM, -ENOSPC (the address space is full), -EIO
+ * (device wedged).
  */
 int tc_ioctl_bo_create(struct drm_device *dev, void *data,
 		       struct drm_file *file)
 {
 	struct drm_tilecopy_bo_create *args = data;
 	struct drm_gem_shmem_object *shmem;
+	struct tc_bo_map *map;
 	int ret;
 
+	if (READ_ONCE(to_tc_device(dev)->wedged))
+		return -EIO;
 	if (args->flags & ~DRM_TILECOPY_BO_READ_ONLY) {
 		drm_dbg(dev, "unknown BO flags 0x%x\n", args->flags);
 		return -EINVAL;
@@ -241,15 +295,21 @@ int tc_ioctl_bo_create(struct drm_device *dev, void *data,
 		return ret == -ENOSPC ? -ENOMEM : ret;
 	}
 	to_tc_bo(&shmem->base)->flags = args->flags;
-
-	/* Maps the BO into the file's address space, see tc_gem_open(). */
-	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
-	if (!ret) {
-		ret = tc_bo_describe(&shmem->base, file, &args->va,
-				     &args->mmap_offset);
-		if (ret)
-			drm_gem_handle_delete(file, args->handle);
+	ret = drm_gem_create_mmap_offset(&shmem->base);
+	if (ret)
+		goto out_put;
+	map = tc_bo_map_add(to_tc_bo(&shmem->base), to_tc_file(file)->ctx);
+	if (IS_ERR(map)) {
+		ret = PTR_ERR(map);
+		goto out_put;
 	}
+	args->va = map->node.start;
+	args->mmap_offset = drm_vma_node_offset_addr(&shmem->base.vma_node);
+
+	/* tc_gem_open() finds the mapping and takes the handle's reference. */
+	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
+	tc_bo_map_put(map);
+out_put:
 	drm_gem_object_put(&shmem->base);
 	return ret;
 }
@@ -260,26 +320,36 @@ int tc_ioctl_bo_create(struct drm_device *dev, void *data,
  * @data: struct drm_tilecopy_bo_info
  * @file: caller
  *
- * Return: 0, -EINVAL for flags or -ENOENT for a handle the file lacks.
+ * Return: 0, -EINVAL for flags, -ENOENT for a handle the file lacks, -EIO
+ * (device wedged), -ENOMEM.
  */
 int tc_ioctl_bo_info(struct drm_device *dev, void *data,
 		     struct drm_file *file)
 {
 	struct drm_tilecopy_bo_info *args = data;
 	struct drm_gem_object *obj;
+	struct tc_bo_map *map;
 	int ret;
 
+	if (READ_ONCE(to_tc_device(dev)->wedged))
+		return -EIO;
 	if (args->flags) {
 		drm_dbg(dev, "BO_INFO flags 0x%x must be zero\n", args->flags);
 		return -EINVAL;
 	}
-	obj = drm_gem_object_lookup(file, args->handle);
-	if (!obj) {
+	map = tc_bo_map_lookup(file, args->handle);
+	if (!map) {
 		drm_dbg(dev, "BO_INFO: no handle %u\n", args->handle);
 		return -ENOENT;
 	}
-	args->size = obj->size;
-	ret = tc_bo_describe(obj, file, &args->va, &args->mmap_offset);
-	drm_gem_object_put(obj);
+	obj = &map->bo->base.base;
+	/* an imported BO gets its mmap offset on first use */
+	ret = drm_gem_create_mmap_offset(obj);
+	if (!ret) {
+		args->size = obj->size;
+		args->va = map->node.start;
+		args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+	}
+	tc_bo_map_release(map);
 	return ret;
 }

@@ -30,7 +30,8 @@ struct tc_bo {
 
 /**
  * struct tc_bo_map - a buffer object mapped into one file's address space.
- * @ref: one reference for the file's handle, one per job using it.
+ * @ref: one reference per handle of the file, one per lookup (a job
+ *	holds one for each BO it lists).
  * @bo: the buffer object.
  * @ctx: the address space.
  * @node: VA range (the last page of it is an unmapped guard page).
@@ -55,8 +56,8 @@ static inline struct tc_bo *to_tc_bo(struct drm_gem_object *obj)
 
 struct drm_gem_object *tc_gem_create_object(struct drm_device *dev,
 					    size_t size);
-struct tc_bo_map *tc_bo_map_get(struct tc_bo *bo, struct tc_mmu_ctx *ctx);
-void tc_bo_map_put(struct tc_bo_map *map);
+struct tc_bo_map *tc_bo_map_lookup(struct drm_file *file, u32 handle);
+void tc_bo_map_release(struct tc_bo_map *map);
 
 int tc_ioctl_bo_create(struct drm_device *dev, void *data,
 		       struct drm_file *file);

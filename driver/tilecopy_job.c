@@ -1,10 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Copyright (c) 2026 The tilecopy authors */
+/*
+ * Jobs on the engine: the rings, the scheduler backend, completions and the
+ * freeing of jobs. Resets and their recovery are in tilecopy_reset.c.
+ *
+ * Locking: &tc_queue.lock covers a queue's ring and active list; run_job(),
+ * the queue's interrupt thread and the resets take it. None of these paths
+ * allocates memory or takes a lock that is held across an allocation: they
+ * signal fences, and memory reclaim may wait for fences. Jobs are freed by
+ * a worker (tc_reap_work()) because drm_sched_stop() calls free_job() from
+ * inside a reset.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
 
 #include <linux/dma-mapping.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
@@ -18,7 +31,17 @@
 static unsigned int tc_job_timeout_ms = 5000;
 module_param_named(job_timeout_ms, tc_job_timeout_ms, uint, 0444);
 MODULE_PARM_DESC(job_timeout_ms,
-		 "Time a job may run before the engine is reset, in ms (default 5000, 0 = never)");
+		 "Engine time a job may use before it counts as hung and the engine is reset, in ms (default 5000, 0 = never)");
+
+/**
+ * tc_job_timeout_ns() - engine time a job may use
+ *
+ * Return: nanoseconds, 0 for no limit.
+ */
+u64 tc_job_timeout_ns(void)
+{
+	return (u64)tc_job_timeout_ms * NSEC_PER_MSEC;
+}
 
 static struct tc_job *to_tc_job(struct drm_sched_job *job)
 {
@@ -51,10 +74,11 @@ static void tc_queue_ring_write(struct tc_queue *q, struct tc_job *job)
 
 	memset(e, 0, sizeof(*e));
 	/* Little endian in memory; the shared header types them __u32/__u64. */
-	e->desc_addr = (__force u64)cpu_to_le64(job->descs_dma);
+	e->desc_addr = (__force u64)cpu_to_le64(job->descs.node.start);
 	e->desc_count = (__force u32)cpu_to_le32(job->desc_count);
 	e->ctx = (__force u32)cpu_to_le32(job->ctx->slot);
 	e->seqno = (__force u64)cpu_to_le64(job->seqno);
+	e->flags = (__force u32)cpu_to_le32(TC_RING_F_DESC_VA);
 	q->tail++;
 }
 
@@ -66,8 +90,14 @@ static void tc_queue_ring_kick(struct tc_queue *q)
 	tc_q_writel(q, TC_Q_DOORBELL, 1);
 }
 
-/* Write every job the engine still owns again, oldest first. */
-static void tc_queue_resubmit(struct tc_queue *q)
+/**
+ * tc_queue_resubmit() - write every job the engine still owns again
+ * @q: queue, locked, with an empty ring (after a queue or engine reset)
+ *
+ * Only jobs the engine never started are left on @q: running them again
+ * runs each of their descriptors once.
+ */
+void tc_queue_resubmit(struct tc_queue *q)
 {
 	struct tc_job *job;
 
@@ -78,17 +108,19 @@ static void tc_queue_resubmit(struct tc_queue *q)
 		tc_queue_ring_kick(q);
 }
 
+/* ---- completions -------------------------------------------------------- */
+
 /**
  * tc_job_finish() - the engine is done with a job, one way or another
  * @q: the job's queue, locked
- * @job: job on @q's active list
+ * @job: job on @q's active list (or a list of the caller's)
  * @status: &enum drm_tilecopy_status
- * @err_desc: failing descriptor
+ * @err_desc: failing descriptor, or DRM_TILECOPY_ERR_DESC_NONE
  * @err_addr: faulting VA
  * @error: fence error, 0 for success
  */
-static void tc_job_finish(struct tc_queue *q, struct tc_job *job, u32 status,
-			  u32 err_desc, u64 err_addr, int error)
+void tc_job_finish(struct tc_queue *q, struct tc_job *job, u32 status,
+		   u32 err_desc, u64 err_addr, int error)
 {
 	struct tc_stats *stats = &q->tdev->stats;
 
@@ -97,6 +129,10 @@ static void tc_job_finish(struct tc_queue *q, struct tc_job *job, u32 status,
 	if (list_empty(&q->active))
 		atomic64_add(ktime_to_ns(ktime_sub(ktime_get(), q->busy_since)),
 			     &stats->busy_ns);
+	if (job->slot_held) {
+		atomic_dec(&job->ctx->slot_jobs);
+		job->slot_held = false;
+	}
 
 	job->result->status = status;
 	job->result->err_desc = err_desc;
@@ -111,16 +147,11 @@ static void tc_job_finish(struct tc_queue *q, struct tc_job *job, u32 status,
 	dma_fence_signal(job->hw_fence);
 }
 
-static void tc_queue_fail_all(struct tc_queue *q, u32 status, int error)
-{
-	struct tc_job *job, *tmp;
-
-	list_for_each_entry_safe(job, tmp, &q->active, link)
-		tc_job_finish(q, job, status, 0, 0, error);
-}
-
-/* Complete every job up to the engine's DONE_SEQNO. */
-static void tc_queue_done(struct tc_queue *q)
+/**
+ * tc_queue_done() - complete every job up to the engine's DONE_SEQNO
+ * @q: queue, locked
+ */
+void tc_queue_done(struct tc_queue *q)
 {
 	u64 done = tc_q_readq(q, TC_Q_DONE_SEQNO_LO);
 	struct tc_job *job, *tmp;
@@ -129,46 +160,9 @@ static void tc_queue_done(struct tc_queue *q)
 	list_for_each_entry_safe(job, tmp, &q->active, link) {
 		if (job->seqno > done)
 			break;
-		tc_job_finish(q, job, DRM_TILECOPY_STATUS_OK, 0, 0, 0);
+		tc_job_finish(q, job, DRM_TILECOPY_STATUS_OK,
+			      DRM_TILECOPY_ERR_DESC_NONE, 0, 0);
 	}
-}
-
-/*
- * The queue halted on a job: fail that job with the engine's status, reset
- * the queue and give it the jobs that were behind the failed one.
- */
-static void tc_queue_error(struct tc_queue *q)
-{
-	u32 code = tc_q_readl(q, TC_Q_ERR_CODE);
-	u32 err_desc = tc_q_readl(q, TC_Q_ERR_DESC);
-	u64 err_addr = tc_q_readq(q, TC_Q_ERR_ADDR_LO);
-	u64 seqno = tc_q_readq(q, TC_Q_ERR_SEQNO_LO);
-	struct tc_job *job;
-	bool found = false;
-
-	tc_queue_done(q);
-	if (code == DRM_TILECOPY_STATUS_OK || code > DRM_TILECOPY_STATUS_PENDING)
-		code = DRM_TILECOPY_STATUS_BAD_DESC;
-
-	list_for_each_entry(job, &q->active, link) {
-		if (job->seqno == seqno) {
-			/* User input can cause this: no dev_err. */
-			drm_dbg_driver(&q->tdev->base,
-				       "queue %u: job %llu failed: status %u, desc %u, addr 0x%llx\n",
-				       q->idx, seqno, code, err_desc, err_addr);
-			tc_job_finish(q, job, code, err_desc, err_addr, -EIO);
-			found = true;
-			break;
-		}
-	}
-	if (!found)
-		dev_warn_ratelimited(&q->tdev->pdev->dev,
-				     "queue %u halted on unknown seqno %llu (status %u)\n",
-				     q->idx, seqno, code);
-
-	tc_q_writel(q, TC_Q_CTRL, TC_Q_CTRL_RESET);
-	tc_queue_hw_setup(q);
-	tc_queue_resubmit(q);
 }
 
 /**
@@ -176,24 +170,29 @@ static void tc_queue_error(struct tc_queue *q)
  * @irq: interrupt
  * @data: struct tc_queue
  *
+ * Completions are handled here; a halted queue is recovered on the reset
+ * workqueue (tc_queue_fault()), serialised with engine resets.
+ *
  * Return: IRQ_HANDLED, or IRQ_NONE if the queue raised nothing.
  */
 irqreturn_t tc_queue_irq(int irq, void *data)
 {
 	struct tc_queue *q = data;
 	u32 status = tc_q_readl(q, TC_Q_INT_STATUS);
+	bool cookie;
 
 	if (!status)
 		return IRQ_NONE;
 	tc_q_writel(q, TC_Q_INT_STATUS, status);
 
+	cookie = dma_fence_begin_signalling();
 	mutex_lock(&q->lock);
+	tc_queue_done(q);
+	mutex_unlock(&q->lock);
 	if ((status & TC_Q_INT_ERROR) ||
 	    (tc_q_readl(q, TC_Q_STATUS) & TC_Q_STATUS_HALTED))
-		tc_queue_error(q);
-	else
-		tc_queue_done(q);
-	mutex_unlock(&q->lock);
+		tc_queue_fault(q);
+	dma_fence_end_signalling(cookie);
 	return IRQ_HANDLED;
 }
 
@@ -206,18 +205,29 @@ static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 	struct tc_device *tdev = q->tdev;
 	/* Allocated at SUBMIT: no allocation on the fence signalling path. */
 	struct tc_fence *fence = job->fence;
-	int idx;
+	int ret, idx;
 
 	if (unlikely(sched_job->s_fence->finished.error))
 		return ERR_PTR(sched_job->s_fence->finished.error);
 	if (!drm_dev_enter(&tdev->base, &idx))
 		return ERR_PTR(-ENODEV);
+	/* A wedged device or a banned file: the job is cancelled. */
+	ret = -ECANCELED;
+	if (READ_ONCE(tdev->wedged) || tc_mmu_ctx_banned(job->ctx))
+		goto out_exit;
+	ret = tc_mmu_slot_get(tdev, job->ctx);
+	if (ret)
+		goto out_exit;
+	job->slot_held = true;
+
 	mutex_lock(&q->lock);
 	if (!tdev->fw_ok) {
 		mutex_unlock(&q->lock);
-		drm_dev_exit(idx);
+		atomic_dec(&job->ctx->slot_jobs);
+		job->slot_held = false;
 		job->result->status = DRM_TILECOPY_STATUS_NO_FIRMWARE;
-		return ERR_PTR(-ENODEV);
+		ret = -ENODEV;
+		goto out_exit;
 	}
 	job->fence = NULL;	/* now owned by its references */
 	spin_lock_init(&fence->lock);
@@ -233,52 +243,41 @@ static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 	mutex_unlock(&q->lock);
 	drm_dev_exit(idx);
 	return &fence->base;
+
+out_exit:
+	drm_dev_exit(idx);
+	return ERR_PTR(ret);
 }
 
-static enum drm_gpu_sched_stat tc_sched_timedout_job(struct drm_sched_job *sched_job)
+static void tc_job_descs_free(struct tc_job *job)
 {
-	struct tc_job *job = to_tc_job(sched_job);
-	struct drm_gpu_scheduler *sched = sched_job->sched;
-	int idx;
+	struct tc_job_descs *d = &job->descs;
 
-	if (!job->hw_fence || dma_fence_is_signaled(job->hw_fence) ||
-	    !drm_dev_enter(&job->tdev->base, &idx)) {
-		/*
-		 * Finished while the timeout fired (or the device is gone and
-		 * the job is being cancelled): nothing hangs. Put the job back
-		 * where the scheduler took it from, as etnaviv does.
-		 */
-		spin_lock(&sched->job_list_lock);
-		list_add(&sched_job->list, &sched->pending_list);
-		spin_unlock(&sched->job_list_lock);
-		return DRM_GPU_SCHED_STAT_NOMINAL;
-	}
-	dev_warn(&job->tdev->pdev->dev, "queue %u: job %llu timed out, resetting the engine\n",
-		 job->queue->idx, job->seqno);
-	tc_device_reset(job->tdev, job);
-	drm_dev_exit(idx);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	if (d->va_mapped)
+		tc_mmu_unmap(job->ctx, &d->node);
+	if (d->dma_mapped)
+		dma_unmap_sgtable(job->tdev->base.dev, &d->sgt, DMA_TO_DEVICE, 0);
+	sg_free_table(&d->sgt);
+	vfree(d->cpu);
 }
 
 /**
  * tc_job_free() - free a job and drop what it holds
  * @job: job, after drm_sched_job_cleanup() if it was initialised
+ *
+ * Takes the address space's and the BOs' locks, which are held across
+ * memory allocations: never call it where fences are signalled (a reset).
  */
 void tc_job_free(struct tc_job *job)
 {
-	struct device *dev = &job->tdev->pdev->dev;
+	struct tc_device *tdev = job->tdev;
+	struct tc_mmu_ctx *ctx = job->ctx;
 	u32 i;
 
-	if (job->descs)
-		dma_free_coherent(dev, job->desc_count * sizeof(*job->descs),
-				  job->descs, job->descs_dma);
+	tc_job_descs_free(job);
 	for (i = 0; i < job->map_count; i++) {
-		if (job->maps[i]) {
-			struct drm_gem_object *obj = &job->maps[i]->bo->base.base;
-
-			tc_bo_map_put(job->maps[i]);
-			drm_gem_object_put(obj);
-		}
+		if (job->maps[i])
+			tc_bo_map_release(job->maps[i]);
 	}
 	kvfree(job->maps);
 	if (job->hw_fence)
@@ -286,16 +285,40 @@ void tc_job_free(struct tc_job *job)
 	kfree(job->fence);	/* never initialised: the job did not run */
 	if (job->result)
 		tc_job_result_put(job->result);
-	tc_mmu_ctx_put(job->ctx);
+	if (job->charged) {
+		atomic_dec(&ctx->jobs);
+		atomic64_sub(job->descs.bytes, &ctx->desc_bytes);
+	}
+	tc_mmu_ctx_put(ctx);
 	kfree(job);
+	if (atomic_dec_and_test(&tdev->jobs_alive))
+		wake_up_all(&tdev->jobs_wq);
+}
+
+static void tc_reap_work(struct work_struct *work)
+{
+	struct tc_device *tdev = container_of(work, struct tc_device, reap_work);
+	struct llist_node *list = llist_del_all(&tdev->reap_list);
+	struct tc_job *job, *tmp;
+
+	llist_for_each_entry_safe(job, tmp, list, reap) {
+		drm_sched_job_cleanup(&job->base);
+		tc_job_free(job);
+	}
 }
 
 static void tc_sched_free_job(struct drm_sched_job *sched_job)
 {
 	struct tc_job *job = to_tc_job(sched_job);
+	struct tc_device *tdev = job->tdev;
 
-	drm_sched_job_cleanup(sched_job);
-	tc_job_free(job);
+	/*
+	 * drm_sched_stop() calls this inside a reset, which signals fences:
+	 * the job's references go in a worker, whose locks may be held
+	 * across allocations.
+	 */
+	if (llist_add(&job->reap, &tdev->reap_list))
+		queue_work(system_unbound_wq, &tdev->reap_work);
 }
 
 static const struct drm_sched_backend_ops tc_sched_ops = {
@@ -309,21 +332,31 @@ static const struct drm_sched_backend_ops tc_sched_ops = {
  * @q: queue
  *
  * Every queue's timeout handler runs on the device's ordered reset
- * workqueue: a timeout resets the whole engine, so handlers must not race.
+ * workqueue: a reset involves the whole engine, handlers must not race.
+ * The timer only says when to look at the engine (tc_sched_timedout_job()):
+ * every quarter of job_timeout_ms, so that a job is found hung between one
+ * and one and a quarter timeouts of engine time.
+ *
+ * Each job on the engine holds one of the engine's 64 MMU contexts for its
+ * address space (tc_mmu_slot_get()): the queues' credits together stay
+ * within 64, so a context can always be found.
  *
  * Return: 0 or a negative error code.
  */
 int tc_queue_sched_init(struct tc_queue *q)
 {
+	struct tc_device *tdev = q->tdev;
 	const struct drm_sched_init_args args = {
 		.ops = &tc_sched_ops,
-		.timeout_wq = q->tdev->reset_wq,
+		.timeout_wq = tdev->reset_wq,
 		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
-		.credit_limit = TC_QUEUE_CREDITS,
-		.timeout = tc_job_timeout_ms ? msecs_to_jiffies(tc_job_timeout_ms) :
+		.credit_limit = min(TC_RING_ENTRIES / 2,
+				    TC_NUM_CONTEXTS / tdev->num_queues),
+		.timeout = tc_job_timeout_ms ?
+			   max(msecs_to_jiffies(tc_job_timeout_ms) / 4, 1ul) :
 			   MAX_SCHEDULE_TIMEOUT,
 		.name = q->name,
-		.dev = &q->tdev->pdev->dev,
+		.dev = &tdev->pdev->dev,
 	};
 
 	return drm_sched_init(&q->sched, &args);
@@ -338,117 +371,28 @@ void tc_queue_sched_fini(struct tc_queue *q)
 	drm_sched_fini(&q->sched);
 }
 
-/* ---- engine reset ------------------------------------------------------- */
-
-static void tc_device_sched_stop(struct tc_device *tdev)
-{
-	unsigned int i;
-
-	for (i = 0; i < tdev->num_queues; i++)
-		drm_sched_wqueue_stop(&tdev->queues[i].sched);
-	tc_device_irq_enable(tdev, false);
-}
-
-static void tc_device_sched_start(struct tc_device *tdev)
-{
-	unsigned int i;
-
-	tc_device_irq_enable(tdev, true);
-	for (i = 0; i < tdev->num_queues; i++) {
-		struct drm_gpu_scheduler *sched = &tdev->queues[i].sched;
-
-		/* Resubmitted jobs get a full timeout again. */
-		if (sched->timeout != MAX_SCHEDULE_TIMEOUT)
-			drm_sched_resume_timeout(sched, sched->timeout);
-		drm_sched_wqueue_start(sched);
-	}
-}
-
 /**
- * tc_device_reset() - reset the engine, fail the guilty job, resubmit the rest
+ * tc_device_jobs_init() - set up the freeing of jobs
  * @tdev: device
- * @guilty: job that timed out (taken off its pending list by the
- *	scheduler's timeout handler), or NULL for a forced reset
- *
- * Jobs the engine completed before the reset complete normally; the guilty
- * job fails with DRM_TILECOPY_STATUS_TIMEOUT; every other job on every
- * queue is written to its ring again once the firmware runs again. If the
- * firmware does not come back, they fail with NO_FIRMWARE.
- *
- * Return: 0, or the error of the reset or the firmware boot.
  */
-int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
+void tc_device_jobs_init(struct tc_device *tdev)
 {
-	unsigned int i;
-	int ret;
-
-	mutex_lock(&tdev->reset_lock);
-	tc_device_sched_stop(tdev);
-	if (guilty) {
-		struct drm_gpu_scheduler *sched = guilty->base.sched;
-
-		spin_lock(&sched->job_list_lock);
-		list_add(&guilty->base.list, &sched->pending_list);
-		spin_unlock(&sched->job_list_lock);
-	}
-
-	/* What the engine finished before the reset completes normally. */
-	for (i = 0; i < tdev->num_queues; i++) {
-		struct tc_queue *q = &tdev->queues[i];
-
-		mutex_lock(&q->lock);
-		tc_queue_done(q);
-		mutex_unlock(&q->lock);
-	}
-
-	atomic64_inc(&tdev->stats.resets);
-	ret = tc_device_hw_reset(tdev);
-	if (!ret)
-		ret = tc_device_fw_boot(tdev);
-	if (!ret)
-		tc_device_hw_setup(tdev);
-
-	/* The engine is stopped: nothing writes the jobs' buffers any more. */
-	for (i = 0; i < tdev->num_queues; i++) {
-		struct tc_queue *q = &tdev->queues[i];
-
-		mutex_lock(&q->lock);
-		if (guilty && guilty->queue == q && !list_empty(&guilty->link))
-			tc_job_finish(q, guilty, DRM_TILECOPY_STATUS_TIMEOUT,
-				      0, 0, -ETIMEDOUT);
-		if (ret)
-			tc_queue_fail_all(q, DRM_TILECOPY_STATUS_NO_FIRMWARE, -ENODEV);
-		else
-			tc_queue_resubmit(q);
-		mutex_unlock(&q->lock);
-	}
-	tc_device_sched_start(tdev);
-	mutex_unlock(&tdev->reset_lock);
-	return ret;
+	init_llist_head(&tdev->reap_list);
+	INIT_WORK(&tdev->reap_work, tc_reap_work);
+	atomic_set(&tdev->jobs_alive, 0);
+	init_waitqueue_head(&tdev->jobs_wq);
 }
 
 /**
- * tc_device_cancel_all() - stop the engine and fail every job on it
- * @tdev: device being removed
+ * tc_device_jobs_drain() - wait until every job is freed
+ * @tdev: device being released: removed, every file closed
  *
- * Jobs not yet on the engine fail when the scheduler runs them, since the
- * device is unplugged by then.
+ * Every job's fence has signalled by then (the removal cancelled what was
+ * on the engine), so the schedulers and the reaper finish in bounded time;
+ * they must, before the schedulers go.
  */
-void tc_device_cancel_all(struct tc_device *tdev)
+void tc_device_jobs_drain(struct tc_device *tdev)
 {
-	unsigned int i;
-
-	mutex_lock(&tdev->reset_lock);
-	tc_device_sched_stop(tdev);
-	tc_device_fini(tdev);
-	for (i = 0; i < tdev->num_queues; i++) {
-		struct tc_queue *q = &tdev->queues[i];
-
-		mutex_lock(&q->lock);
-		tc_queue_fail_all(q, DRM_TILECOPY_STATUS_CANCELLED, -ECANCELED);
-		mutex_unlock(&q->lock);
-	}
-	tc_device_sched_start(tdev);
-	mutex_unlock(&tdev->reset_lock);
+	wait_event(tdev->jobs_wq, !atomic_read(&tdev->jobs_alive));
+	flush_work(&tdev->reap_work);
 }
-

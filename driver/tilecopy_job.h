@@ -8,9 +8,17 @@
 #include <linux/interrupt.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/scatterlist.h>
+#include <drm/drm_mm.h>
 #include <drm/gpu_scheduler.h>
 
 struct tc_bo_map;
+struct tc_device;
+struct tc_file;
+struct tc_mmu_ctx;
+struct tc_queue;
+
 /**
  * struct tc_fence - fence of a job on the engine.
  * @base: the fence.
@@ -21,17 +29,12 @@ struct tc_fence {
 	spinlock_t lock;	/* of @base */
 };
 
-struct tc_device;
-struct tc_file;
-struct tc_mmu_ctx;
-struct tc_queue;
-
 /**
  * struct tc_job_result - what WAIT reports about a job.
  * @ref: the file's job table and the job each hold one.
  * @done: the job's scheduler "finished" fence.
  * @status: &enum drm_tilecopy_status, final once @done signalled.
- * @err_desc: failing descriptor index.
+ * @err_desc: failing descriptor index, or DRM_TILECOPY_ERR_DESC_NONE.
  * @err_addr: faulting device VA.
  */
 struct tc_job_result {
@@ -43,24 +46,68 @@ struct tc_job_result {
 };
 
 /**
+ * struct tc_job_descs - a job's descriptors, where the engine reads them.
+ * @cpu: the validated copy (vmalloc, charged to the submitter's memcg):
+ *	the submitter cannot change it after the checks.
+ * @bytes: bytes allocated, whole pages.
+ * @sgt: its pages, DMA-mapped.
+ * @node: their VA range in the job's address space, mapped read-only: the
+ *	engine fetches them through its MMU (TC_RING_F_DESC_VA), so no
+ *	physically contiguous memory is needed for a large job.
+ * @dma_mapped: @sgt is mapped.
+ * @va_mapped: @node is allocated and mapped.
+ */
+struct tc_job_descs {
+	struct drm_tilecopy_desc *cpu;
+	size_t bytes;
+	struct sg_table sgt;
+	struct drm_mm_node node;
+	bool dma_mapped;
+	bool va_mapped;
+};
+
+/**
+ * struct tc_job_outcome - what a reset found out about a job.
+ * @known: the engine is done with the job; the fields below say how.
+ * @status: &enum drm_tilecopy_status.
+ * @err_desc: failing descriptor, or DRM_TILECOPY_ERR_DESC_NONE.
+ * @err_addr: faulting VA.
+ * @error: fence error.
+ */
+struct tc_job_outcome {
+	bool known;
+	u32 status;
+	u32 err_desc;
+	u64 err_addr;
+	int error;
+};
+
+/**
  * struct tc_job - one submitted job.
  * @base: scheduler job.
  * @tdev: device.
  * @queue: hardware queue.
- * @ctx: address space the descriptors' VAs belong to.
- * @maps: mappings of the job's BOs, held until the job is freed.
+ * @ctx: address space the descriptors' VAs belong to (and the file's
+ *	accounting: @charged).
+ * @maps: mappings of the job's BOs, held until the job is freed; each
+ *	holds a reference to its GEM object too.
  * @map_count: entries of @maps.
- * @descs: validated descriptors, in memory the engine reads.
- * @descs_dma: bus address of @descs.
+ * @descs: the descriptors.
  * @desc_count: descriptors.
  * @bytes: bytes the job writes (for the bytes-moved counter).
+ * @elems: elements the job writes (the work bound).
  * @written: bit i set if a descriptor writes through @maps[i].
+ * @charged: counted in the context's job and descriptor-memory totals.
+ * @slot_held: run_job() took a reference on the context's engine slot.
  * @result: status for WAIT.
  * @fence: the hardware fence, allocated at submission, initialised by
  *	run_job (then NULL here: @hw_fence holds it).
  * @hw_fence: signalled when the engine finished the job (or it failed).
  * @seqno: ring sequence number, the seqno of @hw_fence.
  * @link: entry in &tc_queue.active while the engine owns the job.
+ * @outcome: set by a reset that stopped the engine, applied once the
+ *	reset's own outcome is known (tilecopy_reset.c).
+ * @reap: entry in &tc_device.reap_list once the scheduler let it go.
  */
 struct tc_job {
 	struct drm_sched_job base;
@@ -69,30 +116,46 @@ struct tc_job {
 	struct tc_mmu_ctx *ctx;
 	struct tc_bo_map **maps;
 	u32 map_count;
-	struct drm_tilecopy_desc *descs;
-	dma_addr_t descs_dma;
+	struct tc_job_descs descs;
 	u32 desc_count;
 	u64 bytes;
+	u64 elems;
 	u64 written;
+	bool charged;
+	bool slot_held;
 	struct tc_job_result *result;
 	struct tc_fence *fence;
 	struct dma_fence *hw_fence;
 	u64 seqno;
 	struct list_head link;
+	struct tc_job_outcome outcome;
+	struct llist_node reap;
 };
 
+/* tilecopy_job.c: the ring, the scheduler backend, completions */
 int tc_queue_sched_init(struct tc_queue *q);
 void tc_queue_sched_fini(struct tc_queue *q);
 irqreturn_t tc_queue_irq(int irq, void *data);
-int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty);
-void tc_device_cancel_all(struct tc_device *tdev);
-
+void tc_queue_done(struct tc_queue *q);
+void tc_queue_resubmit(struct tc_queue *q);
+void tc_job_finish(struct tc_queue *q, struct tc_job *job, u32 status,
+		   u32 err_desc, u64 err_addr, int error);
 void tc_job_free(struct tc_job *job);
 void tc_job_result_put(struct tc_job_result *res);
+void tc_device_jobs_init(struct tc_device *tdev);
+void tc_device_jobs_drain(struct tc_device *tdev);
+u64 tc_job_timeout_ns(void);
 
+/* tilecopy_reset.c: hangs, faults, forced resets, wedging, removal */
+enum drm_gpu_sched_stat tc_sched_timedout_job(struct drm_sched_job *sched_job);
+void tc_device_reset_init(struct tc_device *tdev);
+void tc_queue_fault(struct tc_queue *q);
+int tc_device_reset_forced(struct tc_device *tdev);
+void tc_device_cancel_all(struct tc_device *tdev);
+
+/* tilecopy_submit.c */
 int tc_file_jobs_init(struct tc_file *tfile);
 void tc_file_jobs_fini(struct tc_file *tfile);
-
 int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file);
 int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file);
 

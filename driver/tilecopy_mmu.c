@@ -21,6 +21,13 @@
  */
 #define TC_GUARD_SIZE	TC_PAGE_SIZE
 
+/*
+ * The engine's pages are 4 KiB whatever the CPU's: a 16 KiB or 64 KiB
+ * kernel page (arm64) is mapped as 4 or 16 consecutive PTEs, and BOs,
+ * being whole CPU pages, are whole engine pages.
+ */
+static_assert(PAGE_SIZE % TC_PAGE_SIZE == 0);
+
 static int tc_pt_alloc(struct tc_device *tdev, struct tc_pt *pt, bool parent)
 {
 	pt->cpu = dma_alloc_coherent(&tdev->pdev->dev, TC_PAGE_SIZE, &pt->dma,
@@ -28,7 +35,7 @@ static int tc_pt_alloc(struct tc_device *tdev, struct tc_pt *pt, bool parent)
 	if (!pt->cpu)
 		return -ENOMEM;
 	if (parent) {
-		pt->child = kcalloc(TC_PT_ENTRIES, sizeof(*pt->child), GFP_KERNEL);
+		pt->child = kcalloc(TC_PT_ENTRIES, sizeof(*pt->child), GFP_KERNEL_ACCOUNT);
 		if (!pt->child) {
 			dma_free_coherent(&tdev->pdev->dev, TC_PAGE_SIZE, pt->cpu,
 					  pt->dma);
@@ -62,7 +69,7 @@ static struct tc_pt *tc_pt_child(struct tc_mmu_ctx *ctx, struct tc_pt *pt,
 
 	if (child)
 		return child;
-	child = kzalloc(sizeof(*child), GFP_KERNEL);
+	child = kzalloc(sizeof(*child), GFP_KERNEL_ACCOUNT);
 	if (!child)
 		return NULL;
 	ret = tc_pt_alloc(ctx->tdev, child, parent);
@@ -106,12 +113,18 @@ static void tc_mmu_clear(struct tc_mmu_ctx *ctx, u64 va, u64 size)
 static void tc_mmu_invalidate(struct tc_mmu_ctx *ctx)
 {
 	struct tc_device *tdev = ctx->tdev;
+	int slot = READ_ONCE(ctx->slot);
 	int idx;
 
 	/* Table writes must be visible before the engine walks again. */
 	wmb();
-	if (drm_dev_enter(&tdev->base, &idx)) {
-		tc_writel(tdev, TC_REG_MMU_INVALIDATE, ctx->slot);
+	/*
+	 * Without a slot the engine holds no translation of this space. A
+	 * slot taken away meanwhile makes this flush another context's TLB
+	 * entries: harmless.
+	 */
+	if (slot >= 0 && drm_dev_enter(&tdev->base, &idx)) {
+		tc_writel(tdev, TC_REG_MMU_INVALIDATE, slot);
 		drm_dev_exit(idx);
 	}
 }
@@ -197,53 +210,161 @@ void tc_mmu_unmap(struct tc_mmu_ctx *ctx, struct drm_mm_node *node)
 	mutex_unlock(&ctx->lock);
 }
 
+/* ---- engine MMU contexts ------------------------------------------------ */
+
+static void tc_mmu_root_write(struct tc_device *tdev, unsigned int slot,
+			      dma_addr_t root)
+{
+	tc_writel(tdev, TC_REG_CTX_ROOT_LO(slot), lower_32_bits(root));
+	tc_writel(tdev, TC_REG_CTX_ROOT_HI(slot), upper_32_bits(root));
+	tc_writel(tdev, TC_REG_MMU_INVALIDATE, slot);
+}
+
+/* A slot to take: a free one, else the least recently used idle one. */
+static int tc_mmu_slot_pick(struct tc_device *tdev)
+{
+	int slot, best = -1;
+
+	lockdep_assert_held(&tdev->slot_lock);
+	for (slot = 0; slot < TC_NUM_CONTEXTS; slot++) {
+		struct tc_mmu_ctx *owner = tdev->slot_owner[slot];
+
+		if (!owner)
+			return slot;
+		if (atomic_read(&owner->slot_jobs))
+			continue;
+		if (best < 0 ||
+		    owner->slot_stamp < tdev->slot_owner[best]->slot_stamp)
+			best = slot;
+	}
+	return best;
+}
+
 /**
- * tc_mmu_ctx_create() - create an address space and take an engine context
+ * tc_mmu_slot_get() - give an address space an engine MMU context for
+ *	one more job on the engine
+ * @tdev: device, inside drm_dev_enter()
+ * @ctx: address space of the job
+ *
+ * The engine has TC_NUM_CONTEXTS contexts and any number of files may be
+ * open: a context belongs to an address space only while it has jobs on
+ * the engine, then may go to another one (least recently used first). The
+ * schedulers' credits keep the jobs on the engine below TC_NUM_CONTEXTS,
+ * so one is always free or idle. Balanced by the job's completion, which
+ * decrements &tc_mmu_ctx.slot_jobs.
+ *
+ * Return: 0, or -EBUSY if every context has jobs on the engine (a broken
+ * invariant).
+ */
+int tc_mmu_slot_get(struct tc_device *tdev, struct tc_mmu_ctx *ctx)
+{
+	int slot;
+
+	mutex_lock(&tdev->slot_lock);
+	if (ctx->slot < 0) {
+		slot = tc_mmu_slot_pick(tdev);
+		if (drm_WARN_ON_ONCE(&tdev->base, slot < 0)) {
+			mutex_unlock(&tdev->slot_lock);
+			return -EBUSY;
+		}
+		if (tdev->slot_owner[slot])
+			WRITE_ONCE(tdev->slot_owner[slot]->slot, -1);
+		tdev->slot_owner[slot] = ctx;
+		WRITE_ONCE(ctx->slot, slot);
+		tc_mmu_root_write(tdev, slot, ctx->root.dma);
+	}
+	atomic_inc(&ctx->slot_jobs);
+	ctx->slot_stamp = ++tdev->slot_clock;
+	mutex_unlock(&tdev->slot_lock);
+	return 0;
+}
+
+/**
+ * tc_mmu_slot_release() - an address space goes away: free its context
+ * @tdev: device
+ * @ctx: address space without jobs
+ */
+void tc_mmu_slot_release(struct tc_device *tdev, struct tc_mmu_ctx *ctx)
+{
+	int idx;
+
+	mutex_lock(&tdev->slot_lock);
+	if (ctx->slot >= 0) {
+		tdev->slot_owner[ctx->slot] = NULL;
+		if (drm_dev_enter(&tdev->base, &idx)) {
+			tc_mmu_root_write(tdev, ctx->slot, 0);
+			drm_dev_exit(idx);
+		}
+		WRITE_ONCE(ctx->slot, -1);
+	}
+	mutex_unlock(&tdev->slot_lock);
+}
+
+/**
+ * tc_mmu_slots_restore() - point every given engine context at its tables
+ * again
+ * @tdev: device, after an engine reset cleared the roots
+ */
+void tc_mmu_slots_restore(struct tc_device *tdev)
+{
+	unsigned int slot;
+
+	mutex_lock(&tdev->slot_lock);
+	for (slot = 0; slot < TC_NUM_CONTEXTS; slot++) {
+		if (tdev->slot_owner[slot])
+			tc_mmu_root_write(tdev, slot, tdev->slot_owner[slot]->root.dma);
+	}
+	mutex_unlock(&tdev->slot_lock);
+}
+
+/**
+ * tc_mmu_slots_used() - engine MMU contexts given to address spaces
  * @tdev: device
  *
- * Return: the context, ERR_PTR(-EBUSY) when every engine context is taken,
- * or another ERR_PTR.
+ * Return: the count.
+ */
+unsigned int tc_mmu_slots_used(struct tc_device *tdev)
+{
+	unsigned int slot, n = 0;
+
+	mutex_lock(&tdev->slot_lock);
+	for (slot = 0; slot < TC_NUM_CONTEXTS; slot++)
+		n += !!tdev->slot_owner[slot];
+	mutex_unlock(&tdev->slot_lock);
+	return n;
+}
+
+/* ---- address spaces ---------------------------------------------------- */
+
+/**
+ * tc_mmu_ctx_create() - create an address space
+ * @tdev: device
+ *
+ * The space gets one of the engine's MMU contexts only while its jobs are
+ * on the engine (tc_device_slot_get()): any number of files can be open.
+ *
+ * Return: the context or ERR_PTR(-ENOMEM).
  */
 struct tc_mmu_ctx *tc_mmu_ctx_create(struct tc_device *tdev)
 {
 	struct tc_mmu_ctx *ctx;
-	int ret, idx;
+	int ret;
 
-	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&ctx->ref);
 	ctx->tdev = tdev;
+	ctx->slot = -1;
 	mutex_init(&ctx->lock);
 	ret = tc_pt_alloc(tdev, &ctx->root, true);
-	if (ret)
-		goto err_free;
-
-	mutex_lock(&tdev->ctx_lock);
-	ctx->slot = find_first_zero_bit(tdev->ctx_slots, TC_NUM_CONTEXTS);
-	if (ctx->slot >= TC_NUM_CONTEXTS) {
-		mutex_unlock(&tdev->ctx_lock);
-		drm_dbg(&tdev->base, "all %u MMU contexts in use\n", TC_NUM_CONTEXTS);
-		ret = -EBUSY;
-		goto err_free_root;
+	if (ret) {
+		mutex_destroy(&ctx->lock);
+		kfree(ctx);
+		return ERR_PTR(ret);
 	}
-	__set_bit(ctx->slot, tdev->ctx_slots);
-	tdev->ctx_roots[ctx->slot] = ctx->root.dma;
-	if (drm_dev_enter(&tdev->base, &idx)) {
-		tc_device_ctx_root_write(tdev, ctx->slot, ctx->root.dma);
-		drm_dev_exit(idx);
-	}
-	mutex_unlock(&tdev->ctx_lock);
-
 	drm_mm_init(&ctx->mm, TC_VA_START, TC_VA_END - TC_VA_START);
 	return ctx;
-
-err_free_root:
-	tc_pt_free(tdev, &ctx->root);
-err_free:
-	mutex_destroy(&ctx->lock);
-	kfree(ctx);
-	return ERR_PTR(ret);
 }
 
 /**
@@ -251,23 +372,14 @@ err_free:
  * @ref: its reference count
  *
  * Every mapping and job holds a reference, so the engine no longer uses
- * the tables: the context slot is disabled and the tables freed.
+ * the tables: the engine context is disabled and the tables freed.
  */
 void tc_mmu_ctx_release(struct kref *ref)
 {
 	struct tc_mmu_ctx *ctx = container_of(ref, struct tc_mmu_ctx, ref);
 	struct tc_device *tdev = ctx->tdev;
-	int idx;
 
-	mutex_lock(&tdev->ctx_lock);
-	if (drm_dev_enter(&tdev->base, &idx)) {
-		tc_device_ctx_root_write(tdev, ctx->slot, 0);
-		drm_dev_exit(idx);
-	}
-	tdev->ctx_roots[ctx->slot] = 0;
-	__clear_bit(ctx->slot, tdev->ctx_slots);
-	mutex_unlock(&tdev->ctx_lock);
-
+	tc_mmu_slot_release(tdev, ctx);
 	WARN_ON(!drm_mm_clean(&ctx->mm));
 	drm_mm_takedown(&ctx->mm);
 	tc_pt_free(tdev, &ctx->root);

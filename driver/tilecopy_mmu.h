@@ -9,7 +9,7 @@
 #include <linux/scatterlist.h>
 #include <drm/drm_mm.h>
 
-struct tc_device;
+#include "tilecopy_device.h"
 
 /**
  * struct tc_pt - one 4 KiB page table and, above the last level, its
@@ -25,10 +25,19 @@ struct tc_pt {
 };
 
 /**
- * struct tc_mmu_ctx - a device address space: one per open file.
+ * struct tc_mmu_ctx - a device address space: one per open file, with the
+ * file's accounting (jobs outlive their file and hold the context).
  * @ref: references (the file, each mapping, each job).
  * @tdev: device.
- * @slot: engine MMU context index, written into every ring entry.
+ * @slot: engine MMU context the address space runs in, or -1: given when
+ *	a job goes to the engine, taken back when another address space needs
+ *	it and none of this one's jobs is on the engine (tc_mmu_slot_get()).
+ *	Under &tc_device.slot_lock; read locklessly only for TLB flushes.
+ * @slot_jobs: jobs on the engine that run in @slot.
+ * @slot_stamp: when @slot was last given, for least-recently-used reuse.
+ * @jobs: jobs submitted and not yet freed (TC_FILE_MAX_JOBS).
+ * @desc_bytes: descriptor memory of those jobs (TC_FILE_MAX_DESC_BYTES).
+ * @hangs: jobs of this file that hung the engine (TC_BAN_HANGS).
  * @lock: protects @mm and the tables.
  * @mm: allocator of the VA range [TC_VA_START, TC_VA_END).
  * @root: level-1 table.
@@ -36,7 +45,12 @@ struct tc_pt {
 struct tc_mmu_ctx {
 	struct kref ref;
 	struct tc_device *tdev;
-	unsigned int slot;
+	int slot;
+	atomic_t slot_jobs;
+	u64 slot_stamp;
+	atomic_t jobs;
+	atomic64_t desc_bytes;
+	atomic_t hangs;
 	struct mutex lock;	/* @mm and tables */
 	struct drm_mm mm;
 	struct tc_pt root;
@@ -56,8 +70,18 @@ static inline void tc_mmu_ctx_put(struct tc_mmu_ctx *ctx)
 	kref_put(&ctx->ref, tc_mmu_ctx_release);
 }
 
+int tc_mmu_slot_get(struct tc_device *tdev, struct tc_mmu_ctx *ctx);
+void tc_mmu_slot_release(struct tc_device *tdev, struct tc_mmu_ctx *ctx);
+void tc_mmu_slots_restore(struct tc_device *tdev);
+unsigned int tc_mmu_slots_used(struct tc_device *tdev);
+
 int tc_mmu_map(struct tc_mmu_ctx *ctx, struct drm_mm_node *node,
 	       struct sg_table *sgt, u64 size, bool writable);
 void tc_mmu_unmap(struct tc_mmu_ctx *ctx, struct drm_mm_node *node);
+
+static inline bool tc_mmu_ctx_banned(struct tc_mmu_ctx *ctx)
+{
+	return atomic_read(&ctx->hangs) >= TC_BAN_HANGS;
+}
 
 #endif /* __TILECOPY_MMU_H__ */

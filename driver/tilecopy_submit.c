@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Copyright (c) 2026 The tilecopy authors */
+/*
+ * SUBMIT: a job's descriptors are copied into kernel memory the submitter
+ * cannot change, every field is checked, and the copy is mapped read-only
+ * into the job's address space, where the engine fetches it.
+ *
+ * The descriptor rules live here, in libuser/cpu/desc_check.c and in the
+ * engine (qemu/tilecopy.c); tests/desc_cases.h is the table of cases the
+ * three answer alike (this file's runner: tests/guest/test_ioctl.c). The
+ * order of the checks is the same: fields, footprints, work.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
 
 #include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
-#include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
@@ -18,27 +30,7 @@
 #include "tilecopy_job.h"
 #include "tilecopy_mmu.h"
 
-/* ---- job results (WAIT) ------------------------------------------------- */
-
-static void tc_job_result_release(struct kref *ref)
-{
-	struct tc_job_result *res = container_of(ref, struct tc_job_result, ref);
-
-	if (res->done)
-		dma_fence_put(res->done);
-	kfree(res);
-}
-
-/**
- * tc_job_result_put() - drop a reference to a job's status
- * @res: status
- */
-void tc_job_result_put(struct tc_job_result *res)
-{
-	kref_put(&res->ref, tc_job_result_release);
-}
-
-/* ---- SUBMIT ------------------------------------------------------------- */
+/* ---- descriptors -------------------------------------------------------- */
 
 /*
  * Bytes from the first to one past the last element of an N-D access:
@@ -78,27 +70,11 @@ static bool tc_desc_in_bos(struct tc_job *job, u64 addr, u64 span, bool write)
 	return false;
 }
 
-static int tc_desc_check_fields(struct drm_device *dev,
-				const struct drm_tilecopy_desc *d, u32 i)
+static int tc_desc_check_dims(struct drm_device *dev,
+			      const struct drm_tilecopy_desc *d, u32 i)
 {
 	unsigned int k;
 
-	if (d->op < DRM_TILECOPY_OP_COPY || d->op > DRM_TILECOPY_OP_WRITE64) {
-		drm_dbg(dev, "desc %u: unknown op %u\n", i, d->op);
-		return -EINVAL;
-	}
-	if (d->flags) {
-		drm_dbg(dev, "desc %u: flags 0x%x must be zero\n", i, d->flags);
-		return -EINVAL;
-	}
-	if (!is_power_of_2(d->elem_size) || d->elem_size > 8) {
-		drm_dbg(dev, "desc %u: bad element size %u\n", i, d->elem_size);
-		return -EINVAL;
-	}
-	if (d->ndims < 1 || d->ndims > DRM_TILECOPY_MAX_DIMS) {
-		drm_dbg(dev, "desc %u: bad ndims %u\n", i, d->ndims);
-		return -EINVAL;
-	}
 	for (k = 0; k < DRM_TILECOPY_MAX_DIMS; k++) {
 		bool used = k < d->ndims;
 
@@ -112,9 +88,40 @@ static int tc_desc_check_fields(struct drm_device *dev,
 			return -EINVAL;
 		}
 	}
+	return 0;
+}
+
+static int tc_desc_check_fields(struct drm_device *dev,
+				const struct drm_tilecopy_desc *d, u32 i)
+{
+	if (d->op < DRM_TILECOPY_OP_COPY || d->op > DRM_TILECOPY_OP_WRITE64) {
+		drm_dbg(dev, "desc %u: unknown op %u\n", i, d->op);
+		return -EINVAL;
+	}
+	if (!is_power_of_2(d->elem_size) || d->elem_size > 8) {
+		drm_dbg(dev, "desc %u: bad element size %u\n", i, d->elem_size);
+		return -EINVAL;
+	}
+	if (d->ndims < 1 || d->ndims > DRM_TILECOPY_MAX_DIMS) {
+		drm_dbg(dev, "desc %u: bad ndims %u\n", i, d->ndims);
+		return -EINVAL;
+	}
+	if (d->flags) {
+		drm_dbg(dev, "desc %u: flags 0x%x must be zero\n", i, d->flags);
+		return -EINVAL;
+	}
+	if (tc_desc_check_dims(dev, d, i))
+		return -EINVAL;
 	if (d->op == DRM_TILECOPY_OP_COPY ? d->value != 0 : d->src != 0) {
 		drm_dbg(dev, "desc %u: %s must be zero for op %u\n", i,
 			d->op == DRM_TILECOPY_OP_COPY ? "value" : "src", d->op);
+		return -EINVAL;
+	}
+	/* The pattern is elem_size bytes: no bit may lie beyond them. */
+	if (d->op == DRM_TILECOPY_OP_FILL && d->elem_size < 8 &&
+	    d->value >> (8 * d->elem_size)) {
+		drm_dbg(dev, "desc %u: FILL value 0x%llx wider than %u bytes\n", i,
+			d->value, d->elem_size);
 		return -EINVAL;
 	}
 	if (d->op == DRM_TILECOPY_OP_WRITE64 &&
@@ -125,28 +132,29 @@ static int tc_desc_check_fields(struct drm_device *dev,
 	return 0;
 }
 
-/* Check one descriptor; add the bytes it writes to job->bytes. */
+/* Elements @d writes: a stride-0 dimension writes as often. Saturates. */
+static u64 tc_desc_elems(const struct drm_tilecopy_desc *d)
+{
+	u64 elems = 1;
+	unsigned int k;
+
+	for (k = 0; k < d->ndims; k++) {
+		if (check_mul_overflow(elems, (u64)d->extent[k], &elems))
+			return U64_MAX;
+	}
+	return elems;
+}
+
+/* Check one descriptor; add what it writes to the job's totals. */
 static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 {
-	const struct drm_tilecopy_desc *d = &job->descs[i];
-	u64 span, elems = 1, bytes;
-	unsigned int k;
+	const struct drm_tilecopy_desc *d = &job->descs.cpu[i];
+	u64 max = job->tdev->max_job_elems, span, elems, bytes;
 	int ret;
 
 	ret = tc_desc_check_fields(dev, d, i);
 	if (ret)
 		return ret;
-
-	/* A job that cannot ever finish is refused rather than timed out. */
-	for (k = 0; k < d->ndims; k++) {
-		if (check_mul_overflow(elems, (u64)d->extent[k], &elems))
-			break;
-	}
-	if (k < d->ndims || check_mul_overflow(elems, (u64)d->elem_size, &bytes)) {
-		drm_dbg(dev, "desc %u: element count overflows\n", i);
-		return -EINVAL;
-	}
-
 	if (!tc_desc_span(d, d->dst_stride, &span) ||
 	    !tc_desc_in_bos(job, d->dst, span, true)) {
 		drm_dbg(dev, "desc %u: destination 0x%llx is not inside one writable BO of the job\n",
@@ -160,11 +168,101 @@ static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 			i, d->src);
 		return -EINVAL;
 	}
+	/*
+	 * The work bound: a job that cannot finish in reasonable time (one
+	 * byte written 2^64 times) is refused rather than timed out.
+	 */
+	elems = tc_desc_elems(d);
+	if (elems > max || job->elems > max - elems) {
+		drm_dbg(dev, "desc %u: the job writes more than %llu elements\n", i, max);
+		return -E2BIG;
+	}
+	job->elems += elems;
 	/* Only a counter: saturate rather than refuse. */
-	if (check_add_overflow(job->bytes, bytes, &job->bytes))
+	if (check_mul_overflow(elems, (u64)d->elem_size, &bytes) ||
+	    check_add_overflow(job->bytes, bytes, &job->bytes))
 		job->bytes = U64_MAX;
 	return 0;
 }
+
+/*
+ * Copy the descriptors into kernel memory, each @desc_size bytes apart in
+ * the user's array; bytes beyond the struct this driver knows must be zero
+ * (the uAPI may grow: a zero field means "not used").
+ */
+static int tc_job_descs_copy(struct drm_device *dev, struct tc_job *job,
+			     const struct drm_tilecopy_submit *args)
+{
+	const size_t known = sizeof(struct drm_tilecopy_desc);
+	const u8 __user *src = u64_to_user_ptr(args->descs);
+	struct tc_job_descs *d = &job->descs;
+	u32 i;
+	int ret;
+
+	/* Charged to the submitter; pages, not contiguous memory. */
+	d->cpu = __vmalloc(d->bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_ZERO);
+	if (!d->cpu)
+		return -ENOMEM;
+	job->desc_count = args->desc_count;
+	if (args->desc_size == known)
+		return copy_from_user(d->cpu, src, known * job->desc_count) ?
+		       -EFAULT : 0;
+	for (i = 0; i < job->desc_count; i++, src += args->desc_size) {
+		if (copy_from_user(&d->cpu[i], src, known))
+			return -EFAULT;
+		ret = check_zeroed_user(src + known, args->desc_size - known);
+		if (ret <= 0) {
+			if (!ret)
+				drm_dbg(dev, "desc %u: bytes beyond %zu are not zero\n",
+					i, known);
+			return ret ? ret : -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Map the checked copy read-only into the job's address space. */
+static int tc_job_descs_map(struct tc_job *job)
+{
+	struct tc_job_descs *d = &job->descs;
+	size_t i, npages = d->bytes >> PAGE_SHIFT;
+	struct page **pages;
+	int ret;
+
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+	for (i = 0; i < npages; i++)
+		pages[i] = vmalloc_to_page((u8 *)d->cpu + i * PAGE_SIZE);
+	ret = sg_alloc_table_from_pages(&d->sgt, pages, npages, 0, d->bytes,
+					GFP_KERNEL);
+	kvfree(pages);
+	if (ret)
+		return ret;
+	ret = dma_map_sgtable(job->tdev->base.dev, &d->sgt, DMA_TO_DEVICE, 0);
+	if (ret)
+		return ret;
+	d->dma_mapped = true;
+	ret = tc_mmu_map(job->ctx, &d->node, &d->sgt, d->bytes, false);
+	if (ret)
+		return ret;
+	d->va_mapped = true;
+	return 0;
+}
+
+static int tc_submit_descs(struct drm_device *dev, struct tc_job *job,
+			   const struct drm_tilecopy_submit *args)
+{
+	u32 i;
+	int ret;
+
+	ret = tc_job_descs_copy(dev, job, args);
+	for (i = 0; !ret && i < job->desc_count; i++)
+		ret = tc_desc_check(dev, job, i);
+	return ret ? ret : tc_job_descs_map(job);
+}
+
+/* ---- SUBMIT ------------------------------------------------------------- */
 
 static int tc_submit_check(struct drm_device *dev, struct tc_device *tdev,
 			   const struct drm_tilecopy_submit *args)
@@ -173,9 +271,10 @@ static int tc_submit_check(struct drm_device *dev, struct tc_device *tdev,
 		drm_dbg(dev, "SUBMIT flags 0x%x and pad must be zero\n", args->flags);
 		return -EINVAL;
 	}
-	if (args->desc_size != sizeof(struct drm_tilecopy_desc)) {
-		drm_dbg(dev, "SUBMIT desc_size %u, expected %zu\n", args->desc_size,
-			sizeof(struct drm_tilecopy_desc));
+	if (args->desc_size < sizeof(struct drm_tilecopy_desc) ||
+	    args->desc_size > TC_MAX_DESC_SIZE) {
+		drm_dbg(dev, "SUBMIT desc_size %u, expected %zu..%u\n", args->desc_size,
+			sizeof(struct drm_tilecopy_desc), TC_MAX_DESC_SIZE);
 		return -EINVAL;
 	}
 	if (!args->desc_count || args->desc_count > TC_MAX_DESCS ||
@@ -193,68 +292,64 @@ static int tc_submit_check(struct drm_device *dev, struct tc_device *tdev,
 	return 0;
 }
 
-static int tc_submit_bos(struct drm_device *dev, struct drm_file *file,
-			 struct tc_job *job, const struct drm_tilecopy_submit *args)
+/*
+ * The file's limits: jobs not yet finished and their descriptor memory.
+ * -EBUSY rather than sleeping: the caller knows which of its jobs to wait
+ * for, and a blocked SUBMIT would hold every other thread of the file.
+ */
+static int tc_submit_charge(struct drm_device *dev, struct tc_job *job, u32 count)
 {
-	struct drm_gem_object **objs = NULL;
-	u32 i;
-	int ret;
+	struct tc_mmu_ctx *ctx = job->ctx;
+	u64 bytes = PAGE_ALIGN((u64)count * sizeof(struct drm_tilecopy_desc));
 
-	ret = drm_gem_objects_lookup(file, u64_to_user_ptr(args->bo_handles),
-				     args->bo_count, &objs);
-	if (ret) {
-		drm_dbg(dev, "SUBMIT: bad BO handle list: %d\n", ret);
-		/* On failure the array holds the objects found so far. */
-		for (i = 0; objs && i < args->bo_count; i++) {
-			if (objs[i])
-				drm_gem_object_put(objs[i]);
-		}
-		kvfree(objs);
-		return ret;
+	if (atomic_inc_return(&ctx->jobs) > TC_FILE_MAX_JOBS) {
+		atomic_dec(&ctx->jobs);
+		drm_dbg(dev, "SUBMIT: %u jobs of this file not finished\n", TC_FILE_MAX_JOBS);
+		return -EBUSY;
 	}
-	/* The job keeps the object references, with the mappings. */
-	job->maps = (struct tc_bo_map **)objs;
-	job->map_count = args->bo_count;
-	for (i = 0; i < args->bo_count; i++) {
-		struct tc_bo_map *map = tc_bo_map_get(to_tc_bo(objs[i]), job->ctx);
-
-		if (!map) {
-			/* Handles of this file are always mapped. */
-			WARN_ON(1);
-			job->map_count = i;
-			for (; i < args->bo_count; i++)
-				drm_gem_object_put(objs[i]);
-			return -ENOENT;
-		}
-		job->maps[i] = map;
+	if (atomic64_add_return(bytes, &ctx->desc_bytes) > TC_FILE_MAX_DESC_BYTES) {
+		atomic64_sub(bytes, &ctx->desc_bytes);
+		atomic_dec(&ctx->jobs);
+		drm_dbg(dev, "SUBMIT: descriptors of this file's jobs exceed %llu bytes\n",
+			TC_FILE_MAX_DESC_BYTES);
+		return -EBUSY;
 	}
+	job->descs.bytes = bytes;
+	job->charged = true;
 	return 0;
 }
 
-static int tc_submit_descs(struct drm_device *dev, struct tc_job *job,
-			   const struct drm_tilecopy_submit *args)
+/* Look every handle up once, with the BO's mapping in the file's space. */
+static int tc_submit_bos(struct drm_device *dev, struct drm_file *file,
+			 struct tc_job *job, const struct drm_tilecopy_submit *args)
 {
-	size_t size = (size_t)args->desc_count * sizeof(*job->descs);
+	u32 *handles;
 	u32 i;
-	int ret;
+	int ret = 0;
 
-	/*
-	 * Copy straight into the memory the engine reads: once copied, the
-	 * user can no longer change what was checked.
-	 */
-	job->descs = dma_alloc_coherent(dev->dev, size, &job->descs_dma,
-					GFP_KERNEL | __GFP_NOWARN);
-	if (!job->descs)
-		return -ENOMEM;
-	job->desc_count = args->desc_count;
-	if (copy_from_user(job->descs, u64_to_user_ptr(args->descs), size))
-		return -EFAULT;
-	for (i = 0; i < job->desc_count; i++) {
-		ret = tc_desc_check(dev, job, i);
-		if (ret)
-			return ret;
+	handles = kvmalloc_array(args->bo_count, sizeof(*handles), GFP_KERNEL);
+	job->maps = kvcalloc(args->bo_count, sizeof(*job->maps), GFP_KERNEL_ACCOUNT);
+	if (!handles || !job->maps) {
+		ret = -ENOMEM;
+		goto out_free;
 	}
-	return 0;
+	if (copy_from_user(handles, u64_to_user_ptr(args->bo_handles),
+			   args->bo_count * sizeof(*handles))) {
+		ret = -EFAULT;
+		goto out_free;
+	}
+	for (i = 0; i < args->bo_count; i++) {
+		job->maps[i] = tc_bo_map_lookup(file, handles[i]);
+		if (!job->maps[i]) {
+			drm_dbg(dev, "SUBMIT: no BO handle %u\n", handles[i]);
+			ret = -ENOENT;
+			break;
+		}
+		job->map_count = i + 1;
+	}
+out_free:
+	kvfree(handles);
+	return ret;
 }
 
 static int tc_submit_deps(struct drm_file *file, struct tc_job *job,
@@ -381,7 +476,8 @@ static void tc_submit_push(struct tc_file *tfile, struct tc_job *job, u32 id,
  * @file: caller
  *
  * Return: 0, -EINVAL for a bad argument or descriptor, -ENOENT for a bad
- * handle, -EFAULT, -ENOMEM.
+ * handle, -EFAULT, -E2BIG (the work bound), -EBUSY (the file's limits),
+ * -ECANCELED (the file is banned), -EIO (the device is wedged), -ENOMEM.
  */
 int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file)
 {
@@ -394,26 +490,43 @@ int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file)
 	u32 id;
 	int ret;
 
+	if (READ_ONCE(tdev->wedged))
+		return -EIO;
 	ret = tc_submit_check(dev, tdev, args);
 	if (ret)
 		return ret;
+	if (tc_mmu_ctx_banned(tfile->ctx)) {
+		drm_dbg(dev, "SUBMIT: the file hung the engine %u times: banned\n",
+			TC_BAN_HANGS);
+		return -ECANCELED;
+	}
 
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
+	atomic_inc(&tdev->jobs_alive);
 	job->tdev = tdev;
 	job->queue = &tdev->queues[args->queue];
 	job->ctx = tc_mmu_ctx_get(tfile->ctx);
 	INIT_LIST_HEAD(&job->link);
 	job->result = kzalloc(sizeof(*job->result), GFP_KERNEL_ACCOUNT);
-	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL_ACCOUNT);
-	if (!job->result || !job->fence) {
+	if (!job->result) {
 		ret = -ENOMEM;
 		goto err_free_job;
 	}
+	/* tc_job_free() puts the result: its reference must exist first. */
 	kref_init(&job->result->ref);
 	job->result->status = DRM_TILECOPY_STATUS_CANCELLED;
+	job->result->err_desc = DRM_TILECOPY_ERR_DESC_NONE;
+	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL_ACCOUNT);
+	if (!job->fence) {
+		ret = -ENOMEM;
+		goto err_free_job;
+	}
 
+	ret = tc_submit_charge(dev, job, args->desc_count);
+	if (ret)
+		goto err_free_job;
 	ret = tc_submit_bos(dev, file, job, args);
 	if (ret)
 		goto err_free_job;
@@ -468,113 +581,4 @@ err_cleanup_job:
 err_free_job:
 	tc_job_free(job);
 	return ret;
-}
-
-/* ---- WAIT --------------------------------------------------------------- */
-
-static struct tc_job_result *tc_job_result_lookup(struct tc_file *tfile, u64 id)
-{
-	struct tc_job_result *res;
-
-	if (!id || id > U32_MAX)
-		return NULL;
-	xa_lock(&tfile->jobs);
-	res = xa_load(&tfile->jobs, id);
-	if (res)
-		kref_get(&res->ref);
-	xa_unlock(&tfile->jobs);
-	return res;
-}
-
-static long tc_wait_jiffies(s64 deadline_ns)
-{
-	s64 left = deadline_ns - ktime_get_ns();
-
-	if (left <= 0)
-		return 0;
-	return min_t(u64, nsecs_to_jiffies64(left) + 1, MAX_SCHEDULE_TIMEOUT);
-}
-
-/**
- * tc_ioctl_wait() - DRM_IOCTL_TILECOPY_WAIT
- * @dev: DRM device
- * @data: struct drm_tilecopy_wait
- * @file: caller
- *
- * Return: 0 when the job finished (its status is reaped), -ETIMEDOUT,
- * -ENOENT, -EINVAL, or -ERESTARTSYS on a signal.
- */
-int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
-{
-	struct drm_tilecopy_wait *args = data;
-	struct tc_file *tfile = to_tc_file(file);
-	struct tc_job_result *res;
-	long ret;
-
-	if (args->flags || args->pad) {
-		drm_dbg(dev, "WAIT flags 0x%x and pad must be zero\n", args->flags);
-		return -EINVAL;
-	}
-	res = tc_job_result_lookup(tfile, args->job_id);
-	if (!res) {
-		drm_dbg(dev, "WAIT: no job %llu\n", args->job_id);
-		return -ENOENT;
-	}
-
-	/*
-	 * Jiffies can lag the clock (a starved, emulated CPU) and a wait may
-	 * end before the deadline: only the deadline itself means -ETIMEDOUT.
-	 */
-	do {
-		ret = dma_fence_wait_timeout(res->done, true,
-					     tc_wait_jiffies(args->timeout_ns));
-	} while (ret == 0 && !dma_fence_is_signaled(res->done) &&
-		 ktime_get_ns() < args->timeout_ns);
-	if (ret == 0 && !dma_fence_is_signaled(res->done)) {
-		args->status = DRM_TILECOPY_STATUS_PENDING;
-		args->err_desc = 0;
-		args->err_addr = 0;
-		ret = -ETIMEDOUT;
-	} else if (ret >= 0) {
-		args->status = res->status;
-		args->err_desc = res->err_desc;
-		args->err_addr = res->err_addr;
-		/* Reap: the first successful waiter drops the table's reference. */
-		xa_lock(&tfile->jobs);
-		if (xa_load(&tfile->jobs, args->job_id) == res) {
-			__xa_erase(&tfile->jobs, args->job_id);
-			atomic_dec(&tfile->num_results);
-			tc_job_result_put(res);	/* ours keeps it alive */
-		}
-		xa_unlock(&tfile->jobs);
-		ret = 0;
-	}
-	tc_job_result_put(res);
-	return ret;
-}
-
-/**
- * tc_file_jobs_init() - set up a file's job table
- * @tfile: file
- *
- * Return: 0.
- */
-int tc_file_jobs_init(struct tc_file *tfile)
-{
-	xa_init_flags(&tfile->jobs, XA_FLAGS_ALLOC1);
-	return 0;
-}
-
-/**
- * tc_file_jobs_fini() - drop the statuses nobody waited for
- * @tfile: file being closed
- */
-void tc_file_jobs_fini(struct tc_file *tfile)
-{
-	struct tc_job_result *res;
-	unsigned long id;
-
-	xa_for_each(&tfile->jobs, id, res)
-		tc_job_result_put(res);
-	xa_destroy(&tfile->jobs);
 }

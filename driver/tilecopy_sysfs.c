@@ -72,6 +72,41 @@ static ssize_t resets_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(resets);
 
+static ssize_t hangs_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.hangs, buf);
+}
+static DEVICE_ATTR_RO(hangs);
+
+static ssize_t reset_hits_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.reset_hits, buf);
+}
+static DEVICE_ATTR_RO(reset_hits);
+
+static ssize_t reset_requeued_show(struct device *dev,
+				   struct device_attribute *attr, char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.reset_requeued, buf);
+}
+static DEVICE_ATTR_RO(reset_requeued);
+
+static ssize_t tdr_skips_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.tdr_skips, buf);
+}
+static DEVICE_ATTR_RO(tdr_skips);
+
+static ssize_t wedged_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(tc_sysfs_tdev(dev)->wedged));
+}
+static DEVICE_ATTR_RO(wedged);
+
 static ssize_t fw_version_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
@@ -111,6 +146,11 @@ static struct attribute *tc_sysfs_attrs[] = {
 	&dev_attr_bytes_moved.attr,
 	&dev_attr_busy_ns.attr,
 	&dev_attr_resets.attr,
+	&dev_attr_hangs.attr,
+	&dev_attr_reset_hits.attr,
+	&dev_attr_reset_requeued.attr,
+	&dev_attr_tdr_skips.attr,
+	&dev_attr_wedged.attr,
 	&dev_attr_fw_version.attr,
 	&dev_attr_fw_name.attr,
 	NULL

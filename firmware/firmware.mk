@@ -35,9 +35,11 @@ firmware: $(FW_IMAGE) $(FW_TEST_STAMP)
 check-firmware: $(FW_TEST_BIN) $(FW_IMAGE) $(FW_TEST_STAMP)
 	CK_FORK=yes $(FW_TEST_BIN) $(MKFW) $(FW_IMAGE) $(FW_TEST_DIR)
 
+# Outside PREFIX, so not part of `make install` (a user PREFIX install must
+# not need root): `make install-firmware [FIRMWARE_DIR=...]`.
+FIRMWARE_DIR ?= /lib/firmware
 install-firmware: $(FW_IMAGE)
-	install -D -m 0644 $(FW_IMAGE) $(DESTDIR)/lib/firmware/tilecopy/engine.bin
+	install -D -m 0644 $(FW_IMAGE) $(DESTDIR)$(FIRMWARE_DIR)/tilecopy/engine.bin
 
 ALL_TARGETS     += $(FW_IMAGE) $(FW_TEST_STAMP)
 CHECK_TARGETS   += check-firmware
-INSTALL_TARGETS += install-firmware

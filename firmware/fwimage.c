@@ -14,7 +14,7 @@ static const char *const tc_fw_names[TC_FW_NUM_VARIANTS] = {
 	[TC_FW_BAD_FORMAT] = "bad_format",
 	[TC_FW_BAD_PAYLOAD_CRC] = "bad_payload_crc",
 	[TC_FW_BAD_HEADER_CRC] = "bad_header_crc",
-	[TC_FW_BAD_ABI] = "bad_abi",
+	[TC_FW_BAD_IFACE] = "bad_iface",
 	[TC_FW_BAD_HW] = "bad_hw",
 	[TC_FW_TRUNCATED] = "truncated",
 	[TC_FW_TRUNCATED_HEADER] = "truncated_header",
@@ -77,7 +77,7 @@ static uint32_t get32(const uint8_t *p)
 /* Byte offsets of the header fields (struct tc_fw_header, little endian). */
 enum {
 	OFF_MAGIC = 0, OFF_FORMAT = 4, OFF_HDR_SIZE = 6, OFF_FW_VERSION = 8,
-	OFF_ABI_MIN = 12, OFF_ABI_MAX = 16, OFF_HW_VERSION = 20,
+	OFF_IFACE_MIN = 12, OFF_IFACE_MAX = 16, OFF_HW_VERSION = 20,
 	OFF_FEATURES = 24, OFF_MAX_QUEUES = 28, OFF_TILEBUF = 32,
 	OFF_PAYLOAD_SIZE = 36, OFF_PAYLOAD_CRC = 40, OFF_HEADER_CRC = 44,
 	OFF_RESERVED = 48, HDR_SIZE = 64,
@@ -122,7 +122,7 @@ static size_t tc_fw_payload(uint8_t *p, enum tc_fw_variant variant)
 size_t tc_fw_build(uint8_t *out, size_t cap, enum tc_fw_variant variant)
 {
 	uint8_t img[TC_FW_MAX_IMAGE];
-	uint32_t abi = 0x00010000u;	/* DRM_TILECOPY_ABI_VERSION of this tree */
+	uint32_t iface = TC_FW_IFACE_VERSION;
 	size_t plen, len;
 
 	memset(img, 0, sizeof(img));
@@ -132,10 +132,10 @@ size_t tc_fw_build(uint8_t *out, size_t cap, enum tc_fw_variant variant)
 	put16(img + OFF_FORMAT, variant == TC_FW_BAD_FORMAT ? 2 : TC_FW_FORMAT_VERSION);
 	put16(img + OFF_HDR_SIZE, HDR_SIZE);
 	put32(img + OFF_FW_VERSION, TC_FW_BUILD_VERSION);
-	if (variant == TC_FW_BAD_ABI)
-		abi = 0x00020000u;
-	put32(img + OFF_ABI_MIN, abi);
-	put32(img + OFF_ABI_MAX, abi);
+	if (variant == TC_FW_BAD_IFACE)
+		iface = 0x00020000u;
+	put32(img + OFF_IFACE_MIN, iface);
+	put32(img + OFF_IFACE_MAX, iface);
 	put32(img + OFF_HW_VERSION,
 	      variant == TC_FW_BAD_HW ? 0x00020000u : TC_HW_VERSION);
 	put32(img + OFF_FEATURES, TC_FW_FEAT_COPY | TC_FW_FEAT_FILL | TC_FW_FEAT_WRITE64);
@@ -190,7 +190,7 @@ static enum tc_fw_status tc_fw_check_records(const uint8_t *p, size_t n)
 	return TC_FW_STATUS_BAD_PAYLOAD;	/* no END record */
 }
 
-enum tc_fw_status tc_fw_check(const uint8_t *img, size_t len, uint32_t abi)
+enum tc_fw_status tc_fw_check(const uint8_t *img, size_t len, uint32_t iface)
 {
 	uint8_t hdr[HDR_SIZE];
 	uint32_t plen;
@@ -218,7 +218,8 @@ enum tc_fw_status tc_fw_check(const uint8_t *img, size_t len, uint32_t abi)
 		return TC_FW_STATUS_BAD_CRC;
 	if (tc_fw_check_records(img + HDR_SIZE, plen) != TC_FW_STATUS_OK)
 		return TC_FW_STATUS_BAD_PAYLOAD;
-	if (abi && (abi < get32(img + OFF_ABI_MIN) || abi > get32(img + OFF_ABI_MAX)))
+	if (iface && (iface < get32(img + OFF_IFACE_MIN) ||
+		      iface > get32(img + OFF_IFACE_MAX)))
 		return TC_FW_STATUS_BAD_FORMAT;
 	return TC_FW_STATUS_OK;
 }

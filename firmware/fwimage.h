@@ -36,7 +36,7 @@ enum tc_fw_variant {
 	TC_FW_BAD_FORMAT,	/* format_version 2 */
 	TC_FW_BAD_PAYLOAD_CRC,	/* payload_crc32 off by one bit */
 	TC_FW_BAD_HEADER_CRC,	/* header_crc32 off by one bit */
-	TC_FW_BAD_ABI,		/* supports ABI 2.0 only, the driver has 1.x */
+	TC_FW_BAD_IFACE,	/* speaks interface 2.0 only, the driver 1.x */
 	TC_FW_BAD_HW,		/* built for engine major 2 */
 	TC_FW_TRUNCATED,	/* last half of the payload cut off */
 	TC_FW_TRUNCATED_HEADER,	/* 32 bytes: not even a header */
@@ -68,10 +68,10 @@ size_t tc_fw_build(uint8_t *out, size_t cap, enum tc_fw_variant variant);
  * header: TRUNCATED), magic, format, header CRC, hw major, payload size,
  * payload CRC, records. The engine also refuses a tilebuf_size larger than
  * its tile buffer (BAD_HW), which this function cannot know.
- * @abi: the driver's DRM_TILECOPY_ABI_VERSION, checked last against the
+ * @iface: the driver's TC_FW_IFACE_VERSION, checked last against the
  *	image's range and reported as TC_FW_STATUS_BAD_FORMAT; 0 to skip (the
- *	engine itself knows no ABI).
+ *	engine itself does not check it).
  */
-enum tc_fw_status tc_fw_check(const uint8_t *img, size_t len, uint32_t abi);
+enum tc_fw_status tc_fw_check(const uint8_t *img, size_t len, uint32_t iface);
 
 #endif /* TILECOPY_FWIMAGE_H */

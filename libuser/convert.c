@@ -9,6 +9,7 @@
  * scheduling, interrupt) is larger than the whole conversion on the CPU.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,16 +32,41 @@
  */
 #define TC_DEFAULT_THRESHOLD (64ull << 20)
 
-TILECOPY_API uint64_t tilecopy_device_threshold(void)
+/* include/tilecopy/device.h freezes struct tilecopy_buffer_ref: a BO, an offset. */
+_Static_assert(sizeof(struct tilecopy_buffer_ref) == sizeof(struct { void *p; uint64_t o; }) &&
+	       offsetof(struct tilecopy_buffer_ref, offset) ==
+	       offsetof(struct { void *p; uint64_t o; }, o),
+	       "struct tilecopy_buffer_ref is frozen (device.h): a new struct and a _v2 call instead");
+
+/*
+ * $TILECOPY_DEVICE_THRESHOLD: a byte count in decimal digits, nothing else
+ * ("-1", "1e9", "0x10", "64M" are refused by name rather than read as
+ * something else: strtoull took -1 for 2^64-1 and "abc" for the default).
+ */
+static tilecopy_status_t tc_threshold(uint64_t *bytes)
 {
 	const char *e = getenv("TILECOPY_DEVICE_THRESHOLD");
 	char *end;
 	unsigned long long v;
 
-	if (!e || !*e)
-		return TC_DEFAULT_THRESHOLD;
+	*bytes = TC_DEFAULT_THRESHOLD;
+	if (!e)
+		return TILECOPY_SUCCESS;
+	errno = 0;
 	v = strtoull(e, &end, 10);
-	return *end ? TC_DEFAULT_THRESHOLD : v;
+	if (!*e || *end || !(*e >= '0' && *e <= '9') || errno == ERANGE)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "TILECOPY_DEVICE_THRESHOLD: '%.32s' is not a byte count (decimal digits, up to 2^64-1)",
+			       e);
+	*bytes = v;
+	return TILECOPY_SUCCESS;
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_device_threshold(uint64_t *bytes)
+{
+	if (!bytes)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bytes: NULL");
+	return tc_threshold(bytes) ?: tc_ok();
 }
 
 void tc_stage_free(tilecopy_device_t *dev)
@@ -106,13 +132,18 @@ TILECOPY_API tilecopy_status_t tilecopy_convert(tilecopy_device_t *dev,
 						int *used_device)
 {
 	tilecopy_status_t st;
+	uint64_t thr;
 
 	if (used_device)
 		*used_device = 0;
+	if (dev && tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev"))
+		return TILECOPY_ERR_INVALID_ARG;
 	st = tc_plan_check_buffers(plan, src, src_size, dst, dst_size);
+	if (!st)
+		st = tc_threshold(&thr);
 	if (st)
 		return st;
-	if (!dev || plan->moved_bytes < tilecopy_device_threshold())
+	if (!dev || plan->moved_bytes < thr)
 		return tilecopy_plan_execute_cpu(plan, src, src_size, dst, dst_size, NULL);
 	st = tc_convert_device(dev, plan, src, dst);
 	if (!st && used_device)
@@ -197,8 +228,25 @@ TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *
 
 	if (used_devices)
 		*used_devices = 0;
-	if (!devs || ndev < 1 || ndev > 16)
+	if (!devs)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "devs: NULL");
+	if (ndev < 1 || ndev > 16)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "ndev: %d outside 1..16", ndev);
+	if (!devs[0] && ndev > 1)	/* its staging BOs are the shared ones */
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "devs[0]: NULL (the CPU path) with %d other devices", ndev - 1);
+	if (devs[0] && tc_handle_arg(devs[0], TC_MAGIC_DEVICE, "devs[0]"))
+		return TILECOPY_ERR_INVALID_ARG;
+	for (i = 1; i < ndev; i++) {	/* devs[0] NULL is the CPU path */
+		char what[16];
+
+		snprintf(what, sizeof(what), "devs[%d]", i);
+		if (tc_handle_arg(devs[i], TC_MAGIC_DEVICE, what))
+			return TILECOPY_ERR_INVALID_ARG;
+		if (devs[i] == devs[0])
+			return tc_fail(TILECOPY_ERR_INVALID_ARG,
+				       "devs[%d]: the same device as devs[0]", i);
+	}
 	if (ndev == 1 || (plan && plan->ordered)) {
 		/* one device: an ordered plan cannot be cut across engines */
 		st = tilecopy_convert(devs[0], plan, src, src_size, dst, dst_size, used_devices);

@@ -4,7 +4,10 @@
  *
  * Discovery walks the "accel" subsystem with libudev (sysfs, so it also works
  * without a running udevd, as in the test guest) and keeps the devices whose
- * PCI parent is bound to the "tilecopy" driver, ordered by node name.
+ * PCI parent is bound to the "tilecopy" driver, ordered by node name. On a
+ * kernel without the accel core (CONFIG_DRM_ACCEL=n: Debian's arm64 6.12)
+ * the driver registers DRM render nodes instead: the "drm" subsystem's
+ * renderD* devices are taken the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,15 +59,21 @@ static int tc_enumerate(struct tc_found *out, int max)
 		return -ENOMEM;
 	}
 	udev_enumerate_add_match_subsystem(e, "accel");
+	udev_enumerate_add_match_subsystem(e, "drm");
 	udev_enumerate_scan_devices(e);
 	udev_list_entry_foreach(it, udev_enumerate_get_list_entry(e)) {
 		struct udev_device *d, *pci;
-		const char *node, *drv;
+		const char *node, *drv, *sub;
 
 		d = udev_device_new_from_syspath(u, udev_list_entry_get_name(it));
 		if (!d)
 			continue;
 		node = udev_device_get_devnode(d);
+		sub = udev_device_get_subsystem(d);
+		/* of the drm nodes, the render node (not cardN, nor connectors) */
+		if (node && (!sub || strcmp(sub, "accel")) &&
+		    strncmp(udev_device_get_sysname(d), "renderD", 7))
+			node = NULL;
 		pci = udev_device_get_parent_with_subsystem_devtype(d, "pci", NULL);
 		drv = pci ? udev_device_get_driver(pci) : NULL;
 		if (node && drv && !strcmp(drv, TC_DRIVER_NAME) && n < max) {
@@ -108,6 +117,29 @@ static tilecopy_status_t tc_param(tilecopy_device_t *dev, uint32_t param,
 	return TILECOPY_SUCCESS;
 }
 
+/*
+ * ABI 1.1: the feature bits and the work bound of a job. A 1.0 driver has
+ * neither parameter (GET_PARAM says -EINVAL): no features, and the bound
+ * of the engine generation, which it does not enforce but the engine does.
+ */
+static tilecopy_status_t tc_device_fill_limits(tilecopy_device_t *dev)
+{
+	struct drm_tilecopy_get_param gp = { .param = DRM_TILECOPY_PARAM_FEATURES };
+	int ret = tc_drm_ioctl(dev->fd, DRM_IOCTL_TILECOPY_GET_PARAM, &gp);
+
+	dev->features = 0;
+	dev->max_job_elems = DRM_TILECOPY_MAX_JOB_ELEMS;
+	if (ret == -EINVAL)
+		return TILECOPY_SUCCESS;
+	if (ret)
+		return tc_fail(TILECOPY_ERR_DEVICE, "device: %s: GET_PARAM FEATURES: %s",
+			       dev->info.path, strerror(-ret));
+	dev->features = gp.value;
+	if (dev->features & DRM_TILECOPY_FEATURE_LIMITS)
+		return tc_param(dev, DRM_TILECOPY_PARAM_MAX_JOB_ELEMS, &dev->max_job_elems);
+	return TILECOPY_SUCCESS;
+}
+
 static tilecopy_status_t tc_device_fill_info(tilecopy_device_t *dev)
 {
 	static const struct {
@@ -148,7 +180,7 @@ static tilecopy_status_t tc_device_fill_info(tilecopy_device_t *dev)
 	if (!dev->info.num_queues || !dev->info.max_descs)
 		return tc_fail(TILECOPY_ERR_DEVICE,
 			       "device: %s: reports no queues", dev->info.path);
-	return TILECOPY_SUCCESS;
+	return tc_device_fill_limits(dev);
 }
 
 static tilecopy_status_t tc_open_path(tilecopy_device_t **out, const char *path,
@@ -165,6 +197,10 @@ static tilecopy_status_t tc_open_path(tilecopy_device_t **out, const char *path,
 		if (e == EACCES || e == EPERM)
 			return tc_fail(TILECOPY_ERR_DEVICE,
 				       "device: %s: permission denied: the node belongs to group render (udev rule driver/99-tilecopy.rules); add the user to that group",
+				       path);
+		if (e == EIO)
+			return tc_fail(TILECOPY_ERR_DEVICE,
+				       "device: %s: wedged: an engine reset failed; unbind and bind the driver to recover",
 				       path);
 		return tc_fail(e == ENOENT || e == ENXIO || e == ENODEV ?
 			       TILECOPY_ERR_NO_DEVICE : TILECOPY_ERR_DEVICE,
@@ -185,6 +221,7 @@ static tilecopy_status_t tc_open_path(tilecopy_device_t **out, const char *path,
 		close(fd);
 		return tc_fail(TILECOPY_ERR_NOMEM, "device: out of memory");
 	}
+	dev->magic = TC_MAGIC_DEVICE;
 	dev->fd = fd;
 	pthread_mutex_init(&dev->stage_lock, NULL);
 	snprintf(dev->info.path, sizeof(dev->info.path), "%s", path);
@@ -244,21 +281,53 @@ TILECOPY_API tilecopy_status_t tilecopy_device_open(tilecopy_device_t **dev,
 
 TILECOPY_API void tilecopy_device_close(tilecopy_device_t *dev)
 {
-	if (!dev)
+	if (!dev || tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev"))
 		return;
+	dev->magic = 0;
 	tc_stage_free(dev);
 	pthread_mutex_destroy(&dev->stage_lock);
 	close(dev->fd);
 	free(dev);
 }
 
+/*
+ * @from into the caller's struct of info->struct_size bytes: as much of it
+ * as both know. A caller's struct larger than this library's (a newer
+ * header) gets its extra fields zeroed, and struct_size set to what was
+ * filled, so it can tell which fields this library knew.
+ */
+static tilecopy_status_t tc_info_copy(struct tilecopy_device_info *info,
+				      const struct tilecopy_device_info *from)
+{
+	uint32_t n = info->struct_size;
+
+	if (n < sizeof(*info))	/* 1.0 is the first version: all its fields */
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "info: struct_size %u, at least %zu (set it to sizeof)",
+			       n, sizeof(*info));
+	memcpy(info, from, sizeof(*info));
+	memset((char *)info + sizeof(*info), 0, n - sizeof(*info));
+	info->struct_size = (uint32_t)sizeof(*info);
+	return TILECOPY_SUCCESS;
+}
+
 TILECOPY_API tilecopy_status_t tilecopy_device_query(const tilecopy_device_t *dev,
 						     struct tilecopy_device_info *info)
 {
-	if (!dev || !info)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "device: NULL argument");
-	*info = dev->info;
-	return tc_ok();
+	tilecopy_status_t st;
+
+	st = tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev");
+	if (st)
+		return st;
+	if (!info)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "info: NULL");
+	st = tc_info_copy(info, &dev->info);
+	return st ? st : tc_ok();
+}
+
+TILECOPY_API int tilecopy_device_fd(const tilecopy_device_t *dev)
+{
+	return tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev") ? -1 : dev->fd;
 }
 
 TILECOPY_API tilecopy_status_t tilecopy_device_info_get(int index,
@@ -268,13 +337,17 @@ TILECOPY_API tilecopy_status_t tilecopy_device_info_get(int index,
 	tilecopy_device_t *dev;
 	tilecopy_status_t st;
 
-	if (!info || index < 0)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %d", index);
+	if (!info)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "info: NULL");
+	if (index < 0)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %d is negative", index);
 	snprintf(spec, sizeof(spec), "%d", index);
+	if (info->struct_size < sizeof(*info))
+		return tc_info_copy(info, NULL);
 	st = tilecopy_device_open(&dev, spec);
 	if (st)
 		return st;
-	*info = dev->info;
+	st = tc_info_copy(info, &dev->info);
 	tilecopy_device_close(dev);
-	return tc_ok();
+	return st ? st : tc_ok();
 }

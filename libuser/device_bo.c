@@ -30,9 +30,11 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_create(tilecopy_bo_t **out,
 	tilecopy_bo_t *bo;
 	int ret;
 
-	if (!out || !dev)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bo: NULL argument");
+	if (!out)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bo: NULL");
 	*out = NULL;
+	if (tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev"))
+		return TILECOPY_ERR_INVALID_ARG;
 	if (!size)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "size: 0 bytes");
 	if (flags & ~TILECOPY_BO_READ_ONLY)
@@ -51,6 +53,7 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_create(tilecopy_bo_t **out,
 			       "bo: %s: BO_CREATE of %zu bytes: %s", dev->info.path,
 			       size, strerror(-ret));
 	}
+	bo->magic = TC_MAGIC_BO;
 	bo->dev = dev;
 	bo->handle = c.handle;
 	bo->size = size;
@@ -64,8 +67,10 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_map(tilecopy_bo_t *bo, void **ptr)
 {
 	void *p;
 
-	if (!bo || !ptr)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bo: NULL argument");
+	if (tc_handle_arg(bo, TC_MAGIC_BO, "bo"))
+		return TILECOPY_ERR_INVALID_ARG;
+	if (!ptr)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "ptr: NULL");
 	if (!bo->map) {
 		p = mmap(NULL, bo->size, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 bo->dev->fd, (off_t)bo->mmap_offset);
@@ -78,20 +83,31 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_map(tilecopy_bo_t *bo, void **ptr)
 	return tc_ok();
 }
 
-TILECOPY_API size_t tilecopy_bo_size(const tilecopy_bo_t *bo)
+TILECOPY_API tilecopy_status_t tilecopy_bo_size(const tilecopy_bo_t *bo, size_t *size)
 {
-	return bo ? (size_t)bo->size : 0;
+	if (tc_handle_arg(bo, TC_MAGIC_BO, "bo"))
+		return TILECOPY_ERR_INVALID_ARG;
+	if (!size)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "size: NULL");
+	*size = (size_t)bo->size;
+	return tc_ok();
 }
 
-TILECOPY_API uint64_t tilecopy_bo_va(const tilecopy_bo_t *bo)
+TILECOPY_API tilecopy_status_t tilecopy_bo_va(const tilecopy_bo_t *bo, uint64_t *va)
 {
-	return bo ? bo->va : 0;
+	if (tc_handle_arg(bo, TC_MAGIC_BO, "bo"))
+		return TILECOPY_ERR_INVALID_ARG;
+	if (!va)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "va: NULL");
+	*va = bo->va;
+	return tc_ok();
 }
 
 TILECOPY_API void tilecopy_bo_free(tilecopy_bo_t *bo)
 {
-	if (!bo)
+	if (!bo || tc_handle_arg(bo, TC_MAGIC_BO, "bo"))
 		return;
+	bo->magic = 0;
 	if (bo->map)
 		munmap(bo->map, bo->size);
 	tc_gem_close(bo->dev, bo->handle);
@@ -102,8 +118,10 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_export(tilecopy_bo_t *bo, int *fd)
 {
 	int ret;
 
-	if (!bo || !fd)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bo: NULL argument");
+	if (tc_handle_arg(bo, TC_MAGIC_BO, "bo"))
+		return TILECOPY_ERR_INVALID_ARG;
+	if (!fd)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "fd: NULL");
 	ret = drmPrimeHandleToFD(bo->dev->fd, bo->handle, DRM_CLOEXEC | DRM_RDWR, fd);
 	if (ret)
 		return tc_fail(TILECOPY_ERR_DEVICE, "bo: PRIME export: %s", strerror(errno));
@@ -118,9 +136,11 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_import(tilecopy_bo_t **out,
 	uint32_t handle;
 	int ret;
 
-	if (!out || !dev)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bo: NULL argument");
+	if (!out)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bo: NULL");
 	*out = NULL;
+	if (tc_handle_arg(dev, TC_MAGIC_DEVICE, "dev"))
+		return TILECOPY_ERR_INVALID_ARG;
 	if (drmPrimeFDToHandle(dev->fd, fd, &handle))
 		return tc_fail(TILECOPY_ERR_DEVICE, "bo: PRIME import of fd %d: %s", fd,
 			       strerror(errno));
@@ -136,6 +156,7 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_import(tilecopy_bo_t **out,
 		tc_gem_close(dev, handle);
 		return tc_fail(TILECOPY_ERR_NOMEM, "bo: out of memory");
 	}
+	bo->magic = TC_MAGIC_BO;
 	bo->dev = dev;
 	bo->handle = handle;
 	bo->size = info.size;

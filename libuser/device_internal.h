@@ -4,15 +4,42 @@
 #define TILECOPY_DEVICE_INTERNAL_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #include "tilecopy/device.h"
 #include "tilecopy_accel.h"
+#include "internal.h"
 
 struct tilecopy_plan;
 
+/*
+ * Tags: the first field of every handle of this library, as of the core's
+ * (internal.h): a handle of another kind, or one already freed (the tag is
+ * cleared), is refused by tc_handle_arg rather than followed.
+ */
+#define TC_MAGIC_DEVICE	0x54444556u
+#define TC_MAGIC_BO	0x54424f5fu
+#define TC_MAGIC_JOB	0x544a4f42u
+
+static inline tilecopy_status_t tc_handle_arg(const void *h, uint32_t magic,
+					      const char *what)
+{
+	if (!h)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", what);
+	if (*(const uint32_t *)h != magic)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "%s: not a %s handle (destroyed, or another object)", what,
+			       magic == TC_MAGIC_DEVICE ? "device" :
+			       magic == TC_MAGIC_BO ? "buffer object" : "job");
+	return TILECOPY_SUCCESS;
+}
+
 struct tilecopy_device {
+	uint32_t magic;		/* TC_MAGIC_DEVICE */
 	int fd;
 	struct tilecopy_device_info info;
+	uint64_t features;		/* DRM_TILECOPY_FEATURE_* */
+	uint64_t max_job_elems;		/* work bound of one hardware job */
 	unsigned int next_queue;	/* round robin for single-queue jobs */
 	/*
 	 * Staging BOs of tilecopy_convert, kept between calls: a fresh BO
@@ -23,6 +50,7 @@ struct tilecopy_device {
 };
 
 struct tilecopy_bo {
+	uint32_t magic;		/* TC_MAGIC_BO */
 	tilecopy_device_t *dev;
 	uint32_t handle;
 	uint64_t size, va, mmap_offset;
@@ -39,8 +67,12 @@ struct tc_job_part {
 };
 
 struct tilecopy_job {
+	uint32_t magic;		/* TC_MAGIC_JOB */
 	tilecopy_device_t *dev;
-	uint32_t syncobj;
+	uint32_t syncobj;		/* covers every part */
+	/* sticky: the first failure, returned by every later wait */
+	tilecopy_status_t failure;
+	char failure_msg[512];
 	int nparts;
 	struct tc_job_part part[];
 };
@@ -55,6 +87,13 @@ tilecopy_status_t tc_job_submit_slice(tilecopy_job_t **job, tilecopy_device_t *d
 				      tilecopy_bo_t *dbo, uint64_t dst_va,
 				      unsigned int part, unsigned int nparts,
 				      uint32_t flags);
+/* The same with input fences (struct tilecopy_submit_opts, checked). */
+tilecopy_status_t tc_job_submit_slice_opts(tilecopy_job_t **job, tilecopy_device_t *dev,
+					   const struct tilecopy_plan *plan,
+					   tilecopy_bo_t *sbo, uint64_t src_va,
+					   tilecopy_bo_t *dbo, uint64_t dst_va,
+					   unsigned int part, unsigned int nparts,
+					   const struct tilecopy_submit_opts *opts);
 
 /* tc_stage_free - release the staging BOs (device close). */
 void tc_stage_free(tilecopy_device_t *dev);

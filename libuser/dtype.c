@@ -35,14 +35,14 @@ static const struct {
 	{ "double", TILECOPY_DT_F64 },	{ "int64", TILECOPY_DT_I64 },
 };
 
-TILECOPY_API size_t tilecopy_dtype_size(tilecopy_dtype_t dt)
+size_t tc_dtype_size(tilecopy_dtype_t dt)
 {
 	if ((unsigned int)dt >= TC_ARRAY_SIZE(tc_dtypes))
 		return 0;
 	return tc_dtypes[dt].size;
 }
 
-TILECOPY_API const char *tilecopy_dtype_name(tilecopy_dtype_t dt)
+const char *tc_dtype_name(tilecopy_dtype_t dt)
 {
 	if ((unsigned int)dt >= TC_ARRAY_SIZE(tc_dtypes))
 		return "?";
@@ -67,7 +67,27 @@ TILECOPY_API tilecopy_status_t tilecopy_dtype_parse(tilecopy_dtype_t *dt,
 			return tc_ok();
 		}
 	}
-	return tc_fail(TILECOPY_ERR_INVALID_ARG,
+	return tc_fail(TILECOPY_ERR_PARSE,
 		       "dtype: unknown element type '%s' (u8, i8, f16, bf16, i16, f32, i32, f64, i64 or int8, float16, ...)",
 		       name);
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_dtype_size(tilecopy_dtype_t dt, size_t *bytes)
+{
+	if (!bytes)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bytes: NULL");
+	if (!tc_dtype_size(dt))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "dtype: unknown (%d)", (int)dt);
+	*bytes = tc_dtype_size(dt);
+	return tc_ok();
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_dtype_name(tilecopy_dtype_t dt, const char **name)
+{
+	if (!name)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "name: NULL");
+	if (!tc_dtype_size(dt))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "dtype: unknown (%d)", (int)dt);
+	*name = tc_dtype_name(dt);
+	return tc_ok();
 }

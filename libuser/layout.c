@@ -9,6 +9,7 @@
  * is what CuTe's recursive idx2crd gives for any nesting.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,13 +101,28 @@ tilecopy_status_t tc_layout_append_mode(tilecopy_layout_t *l, int n,
 	return tc_layout_rebuild(l, counts);
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_make(tilecopy_layout_t *out,
+/* CuTe's default strides: compact, column-major (first leaf fastest). */
+static tilecopy_status_t tc_compact_strides(tilecopy_layout_t *l)
+{
+	int64_t s = 1;
+
+	for (int i = 0; i < l->nleaves; i++) {
+		l->stride[i] = s;
+		/* Found by fuzzing: a wrapped product gave negative strides. */
+		if (i + 1 < l->nleaves && tc_mul_ovf(s, l->shape[i], &s))
+			return tc_fail(TILECOPY_ERR_OVERFLOW,
+				       "layout: stride of leaf %d overflows 64 bits", i + 1);
+	}
+	return TILECOPY_SUCCESS;
+}
+
+tilecopy_status_t tc_layout_make(tilecopy_layout_t *out,
 						    int rank,
 						    const int64_t *shape,
 						    const int64_t *stride)
 {
-	if (!out || !shape || !stride)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "layout: NULL argument");
+	if (!out || !shape)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "layout: NULL %s", out ? "shape" : "out");
 	if (rank < 1 || rank > TILECOPY_MAX_RANK)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "rank: %d outside 1..%d", rank, TILECOPY_MAX_RANK);
@@ -115,13 +131,14 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_make(tilecopy_layout_t *out,
 			return tc_fail(TILECOPY_ERR_INVALID_ARG,
 				       "shape[%d]: %lld is not >= 1", i,
 				       (long long)shape[i]);
-		if (stride[i] < 0)
-			return tc_fail(TILECOPY_ERR_INVALID_ARG,
-				       "stride[%d]: %lld is negative", i,
-				       (long long)stride[i]);
+		if (stride && stride[i] < 0)
+			return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+				       "stride[%d]: %lld is negative; memory is addressed forward from the first element",
+				       i, (long long)stride[i]);
 	}
-	tc_layout_init_flat(out, rank, shape, stride);
-	return tc_ok();
+	tc_layout_init_flat(out, rank, shape, stride ? stride : shape);
+	/* no strides: CuTe's default, compact column-major (as "(4,6)") */
+	return stride ? tc_ok() : tc_compact_strides(out) ?: tc_ok();
 }
 
 /* ---- CuTe notation ------------------------------------------------------- */
@@ -153,20 +170,34 @@ static tilecopy_status_t tc_parse_emit(struct tc_parser *p, char c)
 
 static tilecopy_status_t tc_parse_int(struct tc_parser *p)
 {
+	int col;
 	char *end;
 	long long v;
 
 	tc_skip_ws(p);
 	if (*p->s == '_')	/* CuTe's static integers print as _4 */
 		p->s++;
+	col = (int)(p->s - p->start) + 1;
+	/*
+	 * CuTe allows negative strides; a tilecopy layout addresses memory
+	 * from its first byte forward (the engine walks forward), so they are
+	 * refused by name rather than as a syntax error.
+	 */
+	if (*p->s == '-' && isdigit((unsigned char)p->s[1]))
+		return tc_fail(!strcmp(p->what, "stride") ? TILECOPY_ERR_UNSUPPORTED :
+			       TILECOPY_ERR_PARSE,
+			       "layout: %s at column %d is negative: %s", p->what, col,
+			       !strcmp(p->what, "stride") ?
+			       "negative strides are not supported (memory is addressed forward from the first element)" :
+			       "a shape is >= 1");
 	if (!isdigit((unsigned char)*p->s))
 		return tc_fail(TILECOPY_ERR_PARSE,
-			       "layout: %s: expected a number at column %d",
-			       p->what, (int)(p->s - p->start) + 1);
+			       "layout: %s: expected a number at column %d", p->what, col);
+	errno = 0;
 	v = strtoll(p->s, &end, 10);
-	if (v == LLONG_MAX)
-		return tc_fail(TILECOPY_ERR_OVERFLOW, "layout: %s: number too large",
-			       p->what);
+	if (errno == ERANGE)
+		return tc_fail(TILECOPY_ERR_OVERFLOW,
+			       "layout: %s at column %d: number above 2^63-1", p->what, col);
 	if (p->nval >= TILECOPY_MAX_LEAVES)
 		return tc_fail(TILECOPY_ERR_PARSE, "layout: more than %d leaves",
 			       TILECOPY_MAX_LEAVES);
@@ -240,21 +271,7 @@ static tilecopy_status_t tc_layout_index_modes(tilecopy_layout_t *l)
 	return TILECOPY_SUCCESS;
 }
 
-static tilecopy_status_t tc_compact_strides(tilecopy_layout_t *l)
-{
-	int64_t s = 1;
-
-	for (int i = 0; i < l->nleaves; i++) {
-		l->stride[i] = s;
-		/* Found by fuzzing: a wrapped product gave negative strides. */
-		if (i + 1 < l->nleaves && tc_mul_ovf(s, l->shape[i], &s))
-			return tc_fail(TILECOPY_ERR_OVERFLOW,
-				       "layout: stride of leaf %d overflows 64 bits", i + 1);
-	}
-	return TILECOPY_SUCCESS;
-}
-
-TILECOPY_API tilecopy_status_t tilecopy_layout_parse(tilecopy_layout_t *out,
+tilecopy_status_t tc_layout_parse(tilecopy_layout_t *out,
 						     const char *text)
 {
 	struct tc_parser sp = { 0 }, dp = { 0 };
@@ -327,31 +344,68 @@ static tilecopy_status_t tc_print_tuple(const tilecopy_layout_t *l,
 	return TILECOPY_SUCCESS;
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_print(const tilecopy_layout_t *l,
-						     char *buf, size_t size)
+tilecopy_status_t tc_layout_print(const tilecopy_layout_t *l, char *buf, size_t size)
 {
+	/* 32 leaves of 20 digits twice and the profile fit in 2 KiB */
+	char full[2048];
 	size_t n = 0;
 
-	if (!l || !buf || !size)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "layout: NULL argument");
-	buf[0] = '\0';
-	if (tc_print_tuple(l, l->shape, buf, size, &n) ||
-	    n + 1 >= size)
-		goto trunc;
-	buf[n++] = ':';
-	buf[n] = '\0';
-	if (tc_print_tuple(l, l->stride, buf, size, &n))
-		goto trunc;
+	if (!l || (!buf && size))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", l ? "buf" : "layout");
+	full[0] = '\0';
+	if (tc_print_tuple(l, l->shape, full, sizeof(full) - 1, &n))
+		return tc_fail(TILECOPY_ERR_OVERFLOW, "layout: text longer than %zu", sizeof(full));
+	full[n++] = ':';
+	full[n] = '\0';
+	if (tc_print_tuple(l, l->stride, full, sizeof(full), &n))
+		return tc_fail(TILECOPY_ERR_OVERFLOW, "layout: text longer than %zu", sizeof(full));
+	if (size)
+		snprintf(buf, size, "%s", full);
+	if (n + 1 > size)
+		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
+			       "buf: %zu bytes are too few for the layout, it needs %zu",
+			       size, n + 1);
 	return tc_ok();
-trunc:
-	buf[size - 1] = '\0';
-	return tc_fail(TILECOPY_ERR_INVALID_ARG,
-		       "buf: %zu bytes are too few for the layout", size);
+}
+
+/*
+ * Invariants of a layout: counts in range, modes covering the leaves in
+ * order, shapes >= 1, strides >= 0, a profile with one 'x' per leaf. Plans
+ * and tensors check every layout they take, whoever made it.
+ */
+tilecopy_status_t tc_layout_check(const tilecopy_layout_t *l, const char *what)
+{
+	int x = 0;
+
+	if (l->rank < 1 || l->rank > TILECOPY_MAX_RANK)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: rank %d outside 1..%d",
+			       what, l->rank, TILECOPY_MAX_RANK);
+	if (l->nleaves < l->rank || l->nleaves > TILECOPY_MAX_LEAVES)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: %d leaves for rank %d (max %d)",
+			       what, l->nleaves, l->rank, TILECOPY_MAX_LEAVES);
+	if (l->mode[0] != 0 || l->mode[l->rank] != l->nleaves)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: modes do not cover the leaves", what);
+	for (int m = 0; m < l->rank; m++)
+		if (l->mode[m + 1] <= l->mode[m])
+			return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: mode %d has no leaf", what, m);
+	for (int i = 0; i < l->nleaves; i++)
+		if (l->shape[i] < 1 || l->stride[i] < 0)
+			return tc_fail(TILECOPY_ERR_INVALID_ARG,
+				       "%s: leaf %d is %lld:%lld (shape >= 1, stride >= 0)",
+				       what, i, (long long)l->shape[i], (long long)l->stride[i]);
+	if (!memchr(l->profile, '\0', sizeof(l->profile)))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: profile not terminated", what);
+	for (const char *c = l->profile; *c; c++)
+		x += *c == 'x';
+	if (x != l->nleaves)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: profile has %d leaves, not %d",
+			       what, x, l->nleaves);
+	return TILECOPY_SUCCESS;
 }
 
 /* ---- queries ------------------------------------------------------------- */
 
-TILECOPY_API int64_t tilecopy_layout_size(const tilecopy_layout_t *l)
+int64_t tc_layout_size(const tilecopy_layout_t *l)
 {
 	int64_t s = 1;
 
@@ -361,7 +415,7 @@ TILECOPY_API int64_t tilecopy_layout_size(const tilecopy_layout_t *l)
 	return s;
 }
 
-TILECOPY_API int64_t tilecopy_layout_cosize(const tilecopy_layout_t *l)
+int64_t tc_layout_cosize(const tilecopy_layout_t *l)
 {
 	int64_t c = 0, t;
 
@@ -377,12 +431,12 @@ TILECOPY_API int64_t tilecopy_layout_cosize(const tilecopy_layout_t *l)
 	return c;
 }
 
-TILECOPY_API int tilecopy_layout_rank(const tilecopy_layout_t *l)
+int tc_layout_rank(const tilecopy_layout_t *l)
 {
 	return l->rank;
 }
 
-TILECOPY_API int tilecopy_layout_depth(const tilecopy_layout_t *l)
+int tc_layout_depth(const tilecopy_layout_t *l)
 {
 	int d = 0, max = 0;
 
@@ -395,7 +449,7 @@ TILECOPY_API int tilecopy_layout_depth(const tilecopy_layout_t *l)
 	return max;
 }
 
-TILECOPY_API int64_t tilecopy_layout_mode_size(const tilecopy_layout_t *l,
+int64_t tc_layout_mode_size(const tilecopy_layout_t *l,
 					       int m)
 {
 	int64_t s = 1;
@@ -408,7 +462,7 @@ TILECOPY_API int64_t tilecopy_layout_mode_size(const tilecopy_layout_t *l,
 	return s;
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_crd2idx(const tilecopy_layout_t *l,
+tilecopy_status_t tc_layout_crd2idx(const tilecopy_layout_t *l,
 						       const int64_t *coord,
 						       int64_t *idx)
 {
@@ -419,11 +473,11 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_crd2idx(const tilecopy_layout_t *
 	for (int m = 0; m < l->rank; m++) {
 		int64_t c = coord[m];
 
-		if (c < 0 || c >= tilecopy_layout_mode_size(l, m))
+		if (c < 0 || c >= tc_layout_mode_size(l, m))
 			return tc_fail(TILECOPY_ERR_INVALID_ARG,
 				       "coord[%d]: %lld outside mode of size %lld",
 				       m, (long long)c,
-				       (long long)tilecopy_layout_mode_size(l, m));
+				       (long long)tc_layout_mode_size(l, m));
 		for (int i = l->mode[m]; i < l->mode[m + 1]; i++) {
 			off += (c % l->shape[i]) * l->stride[i];
 			c /= l->shape[i];
@@ -433,7 +487,7 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_crd2idx(const tilecopy_layout_t *
 	return tc_ok();
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_layout_idx2crd(const tilecopy_layout_t *l,
+tilecopy_status_t tc_layout_idx2crd(const tilecopy_layout_t *l,
 						       int64_t idx,
 						       int64_t *coord)
 {
@@ -441,13 +495,13 @@ TILECOPY_API tilecopy_status_t tilecopy_layout_idx2crd(const tilecopy_layout_t *
 
 	if (!l || !coord)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "idx2crd: NULL argument");
-	size = tilecopy_layout_size(l);
+	size = tc_layout_size(l);
 	if (idx < 0 || idx >= size)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "idx: %lld outside domain of size %lld",
 			       (long long)idx, (long long)size);
 	for (int m = 0; m < l->rank; m++) {
-		int64_t ms = tilecopy_layout_mode_size(l, m);
+		int64_t ms = tc_layout_mode_size(l, m);
 
 		coord[m] = idx % ms;
 		idx /= ms;

@@ -205,6 +205,71 @@ static int64_t tc_mode_offset(const tilecopy_layout_t *l, int m, int64_t c)
 	return off;
 }
 
+/* Size of mode m's leaves below its top one: its period. */
+static int64_t tc_mode_period(const tilecopy_layout_t *l, int m)
+{
+	int64_t p = 1;
+
+	for (int i = l->mode[m]; i < l->mode[m + 1] - 1; i++)
+		if (tc_mul_ovf(p, l->shape[i], &p))
+			return -1;
+	return p;
+}
+
+static int64_t tc_gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * No product form: src and dst split mode m into blocks that do not nest
+ * (zN 3x5 -> zN 5x3). Both are periodic all the same: with P a common
+ * multiple of the sizes below their top leaves, c + q*P moves the top
+ * leaves only, by P/period steps each. So each c0 in [lo, lo + P) starts a
+ * box over q of its own: P boxes, not one per coordinate (15 for 3 vs 5
+ * rather than 1000 for 1000 rows). When P is not below the extent, one box
+ * per coordinate is no more.
+ */
+static tilecopy_status_t tc_mode_boxes_periodic(struct tc_boxes *out,
+						const tilecopy_layout_t *s,
+						const tilecopy_layout_t *d, int m,
+						int64_t lo, int64_t hi)
+{
+	int64_t pd = tc_mode_period(d, m), ps = s ? tc_mode_period(s, m) : pd, p = -1;
+	int64_t ts = s ? s->stride[s->mode[m + 1] - 1] : 0, td = d->stride[d->mode[m + 1] - 1];
+
+	if (ps > 0 && pd > 0 && tc_mul_ovf(ps / tc_gcd(ps, pd), pd, &p))
+		p = -1;
+	if (p < 1 || p >= hi - lo)
+		p = hi - lo;		/* one box per coordinate */
+	if (p > TC_FALLBACK_MAX)
+		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+			       "plan: mode %d: src and dst split it into blocks that do not nest, repeating every %lld > %d coordinates",
+			       m, (long long)p, TC_FALLBACK_MAX);
+	for (int64_t c = lo; c < lo + p; c++) {
+		struct tc_box b = { .n = 1 };
+		tilecopy_status_t st;
+
+		b.soff = s ? tc_mode_offset(s, m, c) : 0;
+		b.doff = tc_mode_offset(d, m, c);
+		b.dim[0].ext = tc_ceil_div(hi - c, p);
+		b.dim[0].ss = p / ps * ts;
+		b.dim[0].ds = p / pd * td;
+		if (b.dim[0].ext == 1)
+			b.n = 0;	/* a single coordinate: no dim */
+		st = tc_boxes_add(out, &b);
+		if (st)
+			return st;
+	}
+	return TILECOPY_SUCCESS;
+}
+
 /* Boxes covering coordinates [lo, hi) of mode m. */
 static tilecopy_status_t tc_mode_boxes(struct tc_boxes *out,
 				       const tilecopy_layout_t *s,
@@ -215,23 +280,7 @@ static tilecopy_status_t tc_mode_boxes(struct tc_boxes *out,
 
 	if (tc_refine(&x, s, d, m, hi))
 		return tc_decompose(out, &x, x.k - 1, lo, hi, 0, 0);
-	/* No product form: one box per coordinate. Rare (CuTe layouts with
-	 * coprime splits); bounded so it cannot explode. */
-	if (hi - lo > TC_FALLBACK_MAX)
-		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
-			       "plan: mode %d: src and dst split it incompatibly and it has %lld > %d coordinates",
-			       m, (long long)(hi - lo), TC_FALLBACK_MAX);
-	for (int64_t c = lo; c < hi; c++) {
-		struct tc_box b = { .n = 0 };
-		tilecopy_status_t st;
-
-		b.soff = s ? tc_mode_offset(s, m, c) : 0;
-		b.doff = tc_mode_offset(d, m, c);
-		st = tc_boxes_add(out, &b);
-		if (st)
-			return st;
-	}
-	return TILECOPY_SUCCESS;
+	return tc_mode_boxes_periodic(out, s, d, m, lo, hi);
 }
 
 /* ---- descriptor emission --------------------------------------------------- */
@@ -333,8 +382,8 @@ static tilecopy_status_t tc_emit(struct tilecopy_plan *p, int op,
 	d.op = (__u16)op;
 	d.elem_size = (__u8)p->esize;
 	d.ndims = (__u8)(n ? n : 1);
-	d.src = op == DRM_TILECOPY_OP_COPY ? (__u64)soff * p->esize : 0;
-	d.dst = (__u64)doff * p->esize;
+	d.src = op == DRM_TILECOPY_OP_COPY ? (__u64)soff * p->esize + p->src_base : 0;
+	d.dst = (__u64)doff * p->esize + p->dst_base;
 	d.extent[0] = 1;
 	for (int i = 0; i < n; i++) {
 		d.extent[i] = (__u32)dim[i].ext;
@@ -429,12 +478,12 @@ static tilecopy_status_t tc_plan_pad_fills(struct tilecopy_plan *p,
 
 	for (int m = 0; m < rank && !st; m++) {
 		struct tc_boxes mb[TILECOPY_MAX_RANK] = { 0 };
-		int64_t size = tilecopy_layout_mode_size(l, m);
+		int64_t size = tc_layout_mode_size(l, m);
 
 		if (dst->extent[m] >= size)
 			continue;
 		for (int j = 0; j < rank && !st; j++) {
-			int64_t lo = 0, hi = tilecopy_layout_mode_size(l, j);
+			int64_t lo = 0, hi = tc_layout_mode_size(l, j);
 
 			if (j < m)
 				hi = dst->extent[j];
@@ -456,7 +505,7 @@ static int tc_layout_is_compact(const tilecopy_layout_t *l)
 	int64_t pairs[TILECOPY_MAX_LEAVES][2], next = 1;
 	int n = 0;
 
-	tilecopy_layout_coalesce(&c, l);
+	tc_layout_coalesce(&c, l);
 	for (int i = 0; i < c.nleaves; i++) {
 		if (c.shape[i] == 1)
 			continue;
@@ -481,20 +530,29 @@ static tilecopy_status_t tc_plan_fill_all(struct tilecopy_plan *p, int64_t n)
 }
 
 static tilecopy_status_t tc_plan_check_args(const tilecopy_tensor_t *src,
-					    const tilecopy_tensor_t *dst)
+					    const tilecopy_tensor_t *dst, uint32_t flags)
 {
 	char a[256], b[256];
-	size_t ss = tilecopy_dtype_size(src->dtype);
-	size_t ds = tilecopy_dtype_size(dst->dtype);
+	size_t ss, ds;
+	tilecopy_status_t st;
 
-	if (!ss || !ds)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: unknown dtype",
-			       ss ? "dst" : "src");
+	/* whoever made them: ranks, leaves, extents, dtypes must be sane */
+	st = tc_tensor_check(src, "src");
+	if (!st)
+		st = tc_tensor_check(dst, "dst");
+	if (st)
+		return st;
+	ss = tc_dtype_size(src->dtype);
+	ds = tc_dtype_size(dst->dtype);
 	if (ss != ds)
 		return tc_fail(TILECOPY_ERR_DTYPE_MISMATCH,
 			       "dst: element size %zu (%s) differs from src element size %zu (%s)",
-			       ds, tilecopy_dtype_name(dst->dtype), ss,
-			       tilecopy_dtype_name(src->dtype));
+			       ds, tc_dtype_name(dst->dtype), ss,
+			       tc_dtype_name(src->dtype));
+	if (src->dtype != dst->dtype && !(flags & TILECOPY_PLAN_REINTERPRET))
+		return tc_fail(TILECOPY_ERR_DTYPE_MISMATCH,
+			       "dst: dtype %s differs from src dtype %s; a plan moves bits and converts no values (TILECOPY_PLAN_REINTERPRET copies them as they are)",
+			       tc_dtype_name(dst->dtype), tc_dtype_name(src->dtype));
 	if (src->layout.rank != dst->layout.rank ||
 	    memcmp(src->extent, dst->extent,
 		   sizeof(src->extent[0]) * (size_t)src->layout.rank))
@@ -502,15 +560,7 @@ static tilecopy_status_t tc_plan_check_args(const tilecopy_tensor_t *src,
 			       "dst: shape %s differs from src shape %s",
 			       tc_shape_str(dst->extent, dst->layout.rank, a, sizeof(a)),
 			       tc_shape_str(src->extent, src->layout.rank, b, sizeof(b)));
-	for (int m = 0; m < dst->layout.rank; m++) {
-		if (src->extent[m] > tilecopy_layout_mode_size(&src->layout, m) ||
-		    dst->extent[m] > tilecopy_layout_mode_size(&dst->layout, m))
-			return tc_fail(TILECOPY_ERR_SHAPE_MISMATCH,
-				       "%s: extent %d exceeds its layout mode",
-				       src->extent[m] > tilecopy_layout_mode_size(&src->layout, m) ?
-				       "src" : "dst", m);
-	}
-	if (tilecopy_tensor_has_overlap(dst))
+	if (tc_tensor_has_overlap(dst))
 		return tc_fail(TILECOPY_ERR_OVERLAP,
 			       "dst: format %s maps two elements to one address (stride 0 or overlapping strides)",
 			       dst->format);
@@ -523,9 +573,9 @@ static tilecopy_status_t tc_plan_sizes(struct tilecopy_plan *p,
 {
 	uint64_t moved = 0;
 
-	if (tilecopy_tensor_bytes(src, &p->src_bytes))
+	if (tc_tensor_bytes(src, &p->src_bytes))
 		return tc_fail(TILECOPY_ERR_OVERFLOW, "src: physical size overflows 64 bits");
-	if (tilecopy_tensor_bytes(dst, &p->dst_bytes))
+	if (tc_tensor_bytes(dst, &p->dst_bytes))
 		return tc_fail(TILECOPY_ERR_OVERFLOW, "dst: physical size overflows 64 bits");
 	for (size_t i = 0; i < p->n; i++) {
 		uint64_t e = 1;
@@ -552,29 +602,34 @@ static tilecopy_status_t tc_plan_verify(const struct tilecopy_plan *p)
 	return TILECOPY_SUCCESS;
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
-						    const tilecopy_tensor_t *src,
-						    const tilecopy_tensor_t *dst)
+tilecopy_status_t tc_plan_create(struct tilecopy_plan **plan, const tilecopy_tensor_t *src,
+				 const tilecopy_tensor_t *dst, uint32_t flags)
 {
 	struct tilecopy_plan *p;
 	tilecopy_status_t st;
 
-	if (!plan || !src || !dst)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "plan: NULL argument");
 	*plan = NULL;
-	st = tc_plan_check_args(src, dst);
+	if (flags & ~TILECOPY_PLAN_REINTERPRET)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "flags: unknown bits 0x%x",
+			       flags & ~TILECOPY_PLAN_REINTERPRET);
+	st = tc_plan_check_args(src, dst, flags);
 	if (st)
 		return st;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return tc_fail(TILECOPY_ERR_NOMEM, "plan: out of memory");
-	p->esize = tilecopy_dtype_size(src->dtype);
+	p->magic = TC_MAGIC_PLAN;
+	p->esize = tc_dtype_size(src->dtype);
+	p->src_base = src->byte_offset;
+	p->dst_base = dst->byte_offset;
 	st = tc_plan_sizes(p, src, dst);
 	if (st)
 		goto err_free;
-	if (!tc_layout_is_compact(&dst->layout)) {
+	if (dst->view)
+		;	/* a view's gaps belong to someone else: written never */
+	else if (!tc_layout_is_compact(&dst->layout)) {
 		p->ordered = 1;
-		st = tc_plan_fill_all(p, tilecopy_layout_cosize(&dst->layout));
+		st = tc_plan_fill_all(p, tc_layout_cosize(&dst->layout));
 	} else {
 		st = tc_plan_pad_fills(p, dst);
 	}
@@ -595,33 +650,120 @@ err_free:
 	return st;
 }
 
+TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
+						    const tilecopy_tensor_t *src,
+						    const tilecopy_tensor_t *dst,
+						    uint32_t flags)
+{
+	tilecopy_status_t st;
+
+	if (!plan)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "plan: NULL");
+	*plan = NULL;
+	st = tc_tensor_arg(src, "src");
+	if (!st)
+		st = tc_tensor_arg(dst, "dst");
+	return st ? st : tc_plan_create(plan, src, dst, flags);
+}
+
 TILECOPY_API void tilecopy_plan_destroy(tilecopy_plan_t *plan)
 {
-	if (!plan)
+	if (!plan || plan->magic != TC_MAGIC_PLAN)
 		return;
+	plan->magic = 0;
 	free(plan->descs);
 	free(plan);
 }
 
-TILECOPY_API const struct drm_tilecopy_desc *
-tilecopy_plan_descs(const tilecopy_plan_t *plan, size_t *count)
+tilecopy_status_t tc_plan_arg(const struct tilecopy_plan *plan)
 {
-	if (count)
-		*count = plan ? plan->n : 0;
-	return plan ? plan->descs : NULL;
+	if (!plan)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "plan: NULL");
+	if (plan->magic != TC_MAGIC_PLAN)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "plan: not a plan handle (destroyed, or another object)");
+	return TILECOPY_SUCCESS;
 }
 
-TILECOPY_API uint64_t tilecopy_plan_src_bytes(const tilecopy_plan_t *plan)
+#define TC_GET(plan, outp) do {						\
+	tilecopy_status_t st_ = tc_plan_arg(plan);			\
+	if (st_)							\
+		return st_;						\
+	if (!(outp))							\
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", #outp); \
+} while (0)
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
+						   const struct drm_tilecopy_desc **descs,
+						   size_t *count)
 {
-	return plan ? plan->src_bytes : 0;
+	TC_GET(plan, descs);
+	if (!count)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "count: NULL");
+	*descs = plan->descs;
+	*count = plan->n;
+	return tc_ok();
 }
 
-TILECOPY_API uint64_t tilecopy_plan_dst_bytes(const tilecopy_plan_t *plan)
+/* struct tilecopy_desc (tilecopy.h) is the uAPI descriptor in plain C types. */
+_Static_assert(TILECOPY_DESC_MAX_DIMS == DRM_TILECOPY_MAX_DIMS &&
+	       TILECOPY_DESC_COPY == DRM_TILECOPY_OP_COPY &&
+	       TILECOPY_DESC_FILL == DRM_TILECOPY_OP_FILL &&
+	       TILECOPY_DESC_WRITE64 == DRM_TILECOPY_OP_WRITE64,
+	       "struct tilecopy_desc and struct drm_tilecopy_desc disagree");
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_desc(const tilecopy_plan_t *plan, size_t index,
+						  struct tilecopy_desc *desc)
 {
-	return plan ? plan->dst_bytes : 0;
+	const struct drm_tilecopy_desc *d;
+	uint32_t n;
+
+	TC_GET(plan, desc);
+	if (index >= plan->n)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %zu, the plan has %zu descriptors",
+			       index, plan->n);
+	n = desc->struct_size;
+	if (n < sizeof(*desc))	/* 1.1 is the first version: all its fields */
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "desc: struct_size %u, at least %zu (set it to sizeof)",
+			       n, sizeof(*desc));
+	d = &plan->descs[index];
+	memset(desc, 0, n);
+	desc->struct_size = (uint32_t)sizeof(*desc);
+	desc->op = d->op;
+	desc->elem_size = d->elem_size;
+	desc->ndims = d->ndims;
+	desc->src = d->src;
+	desc->dst = d->dst;
+	desc->value = d->value;
+	for (int k = 0; k < TILECOPY_DESC_MAX_DIMS; k++) {
+		desc->extent[k] = d->extent[k];
+		desc->src_stride[k] = d->src_stride[k];
+		desc->dst_stride[k] = d->dst_stride[k];
+	}
+	return tc_ok();
 }
 
-TILECOPY_API uint64_t tilecopy_plan_moved_bytes(const tilecopy_plan_t *plan)
+TILECOPY_API tilecopy_status_t tilecopy_plan_src_bytes(const tilecopy_plan_t *plan,
+						       uint64_t *bytes)
 {
-	return plan ? plan->moved_bytes : 0;
+	TC_GET(plan, bytes);
+	*bytes = plan->src_bytes;
+	return tc_ok();
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_dst_bytes(const tilecopy_plan_t *plan,
+						       uint64_t *bytes)
+{
+	TC_GET(plan, bytes);
+	*bytes = plan->dst_bytes;
+	return tc_ok();
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_moved_bytes(const tilecopy_plan_t *plan,
+							 uint64_t *bytes)
+{
+	TC_GET(plan, bytes);
+	*bytes = plan->moved_bytes;
+	return tc_ok();
 }

@@ -39,34 +39,52 @@ static size_t tc_put(char *buf, size_t size, size_t n, const char *fmt,
 TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_desc *d,
 						    char *buf, size_t size)
 {
+	/* the longest line: 8 dims of 20-digit strides, thrice, fit in 1 KiB */
+	char line[1024];
 	size_t n = 0;
 
-	if (!d || !buf || !size)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "desc: NULL argument");
-	n = (size_t)snprintf(buf, size, "%-5s esize=%u", tc_op_name(d->op),
+	if (!d || (!buf && size))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", d ? "buf" : "desc");
+	n = (size_t)snprintf(line, sizeof(line), "%-5s esize=%u", tc_op_name(d->op),
 			     d->elem_size);
 	if (d->op == DRM_TILECOPY_OP_COPY)
-		n = tc_put(buf, size, n, " src=%llu", d->src);
-	n = tc_put(buf, size, n, " dst=%llu", d->dst);
+		n = tc_put(line, sizeof(line), n, " src=%llu", d->src);
+	n = tc_put(line, sizeof(line), n, " dst=%llu", d->dst);
 	if (d->op != DRM_TILECOPY_OP_COPY)
-		n = tc_put(buf, size, n, " value=0x%llx", d->value);
-	n = tc_put(buf, size, n, " extent=[", 0);
+		n = tc_put(line, sizeof(line), n, " value=0x%llx", d->value);
+	n = tc_put(line, sizeof(line), n, " extent=[", 0);
 	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
-		n = tc_put(buf, size, n, k ? ",%llu" : "%llu", d->extent[k]);
+		n = tc_put(line, sizeof(line), n, k ? ",%llu" : "%llu", d->extent[k]);
 	if (d->op == DRM_TILECOPY_OP_COPY) {
-		n = tc_put(buf, size, n, "] src_stride=[", 0);
+		n = tc_put(line, sizeof(line), n, "] src_stride=[", 0);
 		for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
-			n = tc_put(buf, size, n, k ? ",%llu" : "%llu",
+			n = tc_put(line, sizeof(line), n, k ? ",%llu" : "%llu",
 				   d->src_stride[k]);
 	}
-	n = tc_put(buf, size, n, "] dst_stride=[", 0);
+	n = tc_put(line, sizeof(line), n, "] dst_stride=[", 0);
 	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
-		n = tc_put(buf, size, n, k ? ",%llu" : "%llu", d->dst_stride[k]);
-	n = tc_put(buf, size, n, "]", 0);
+		n = tc_put(line, sizeof(line), n, k ? ",%llu" : "%llu", d->dst_stride[k]);
+	n = tc_put(line, sizeof(line), n, "]", 0);
+	if (size)
+		snprintf(buf, size, "%s", line);
 	if (n >= size)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG,
-			       "buf: %zu bytes are too few for the descriptor", size);
+		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
+			       "buf: %zu bytes are too few for the descriptor, it needs %zu",
+			       size, n + 1);
 	return tc_ok();
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_desc_format(const tilecopy_plan_t *plan,
+							 size_t index, char *buf, size_t size)
+{
+	tilecopy_status_t st = tc_plan_arg(plan);
+
+	if (st)
+		return st;
+	if (index >= plan->n)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %zu, the plan has %zu descriptors",
+			       index, plan->n);
+	return tilecopy_desc_format(&plan->descs[index], buf, size);
 }
 
 static tilecopy_status_t tc_backend(const char *cpu,
@@ -88,21 +106,29 @@ static tilecopy_status_t tc_backend(const char *cpu,
 		       cpu ? cpu : "?");
 }
 
-TILECOPY_API const char *tilecopy_cpu_name(const char *cpu)
+TILECOPY_API tilecopy_status_t tilecopy_cpu_name(const char *cpu, const char **name)
 {
 	const struct tc_cpu_backend *be;
+	tilecopy_status_t st;
 
-	if (tc_backend(cpu, &be))
-		return NULL;
-	tc_ok();
-	return be->name;
+	if (!name)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "name: NULL");
+	st = tc_backend(cpu, &be);
+	if (st)
+		return st;
+	*name = be->name;
+	return tc_ok();
 }
 
 tilecopy_status_t tc_plan_check_buffers(const struct tilecopy_plan *plan, const void *src,
 			  size_t src_size, const void *dst, size_t dst_size)
 {
-	if (!plan || (!src && plan->src_bytes) || !dst)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "execute: NULL argument");
+	tilecopy_status_t st = tc_plan_arg(plan);
+
+	if (st)
+		return st;
+	if ((!src && plan->src_bytes) || !dst)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "execute: NULL %s", dst ? "src" : "dst");
 	if (src_size < plan->src_bytes)
 		return tc_fail(TILECOPY_ERR_BUFFER_TOO_SMALL,
 			       "src_size: %zu bytes, the source needs %llu",
@@ -114,6 +140,63 @@ tilecopy_status_t tc_plan_check_buffers(const struct tilecopy_plan *plan, const 
 	return TILECOPY_SUCCESS;
 }
 
+/*
+ * The byte ranges the plan reads and writes share an address: its
+ * footprints, from each tensor's byte offset (its element 0, the lowest
+ * address it touches: strides are >= 0) to its end.
+ */
+static int tc_buffers_overlap(const struct tilecopy_plan *plan, const void *src,
+			      const void *dst)
+{
+	uintptr_t s = (uintptr_t)src, d = (uintptr_t)dst;
+
+	return plan->src_bytes > plan->src_base && plan->dst_bytes > plan->dst_base &&
+	       s + plan->src_base < d + plan->dst_bytes &&
+	       d + plan->dst_base < s + plan->src_bytes;
+}
+
+/*
+ * In place or overlapping: the descriptors would read what they have
+ * already written (src == dst gave "0 20 40 20" for "0 20 40 1"). Reading
+ * from a copy gives the result of disjoint buffers. Only the source's
+ * footprint is copied (a view far into its buffer needs no copy of what
+ * lies before it), and the descriptors are rebased onto the copy rather
+ * than the copy's address moved back by the byte offset, which could wrap.
+ */
+static tilecopy_status_t tc_execute_aside(const struct tilecopy_plan *plan,
+					  const struct tc_cpu_backend *be,
+					  const void *src, void *dst)
+{
+	uint64_t foot = plan->src_bytes - plan->src_base;
+	struct drm_tilecopy_desc *descs = NULL;
+	void *aside = NULL;
+	int ret;
+
+	if (foot <= SIZE_MAX && plan->n <= SIZE_MAX / sizeof(*descs)) {
+		aside = malloc((size_t)foot);
+		descs = malloc(plan->n * sizeof(*descs));
+	}
+	if (!aside || !descs) {
+		free(aside);
+		free(descs);
+		return tc_fail(TILECOPY_ERR_NOMEM,
+			       "src: overlaps dst and %llu bytes to copy it aside are not available",
+			       (unsigned long long)foot);
+	}
+	memcpy(aside, (const char *)src + plan->src_base, (size_t)foot);
+	memcpy(descs, plan->descs, plan->n * sizeof(*descs));
+	for (size_t i = 0; i < plan->n; i++)
+		if (descs[i].op == DRM_TILECOPY_OP_COPY)
+			descs[i].src -= plan->src_base;
+	ret = be->exec(descs, plan->n, aside, dst);
+	free(aside);
+	free(descs);
+	if (ret)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "plan: executor %s refused a descriptor", be->name);
+	return tc_ok();
+}
+
 TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *plan,
 							 const void *src,
 							 size_t src_size,
@@ -123,6 +206,7 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 {
 	const struct tc_cpu_backend *be;
 	tilecopy_status_t st;
+	int ret;
 
 	st = tc_plan_check_buffers(plan, src, src_size, dst, dst_size);
 	if (st)
@@ -130,7 +214,10 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 	st = tc_backend(cpu, &be);
 	if (st)
 		return st;
-	if (be->exec(plan->descs, plan->n, src, dst))
+	if (tc_buffers_overlap(plan, src, dst))
+		return tc_execute_aside(plan, be, src, dst);
+	ret = be->exec(plan->descs, plan->n, src, dst);
+	if (ret)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "plan: executor %s refused a descriptor", be->name);
 	return tc_ok();

@@ -7,12 +7,25 @@
 #include <stdint.h>
 #include "tilecopy/tilecopy.h"
 #include "tilecopy_accel.h"
+#include "internal.h"
+
+/*
+ * TC_PRIVATE_ABI - the interface the device library takes from the core:
+ * the TC_PRIVATE functions (internal.h, here) and struct tilecopy_plan,
+ * whose fields it reads. Bump it with any change to either: it names the
+ * symbol node of those functions (libuser/tilecopy.map.in), so a device
+ * library never loads against a core it does not fit, and always against
+ * one it does, whatever their release numbers.
+ */
+#define TC_PRIVATE_ABI	1
 
 struct tilecopy_plan {
+	uint32_t magic;			/* TC_MAGIC_PLAN */
 	struct drm_tilecopy_desc *descs;
 	size_t n, cap;
 	size_t esize;
 	uint64_t src_bytes, dst_bytes, moved_bytes;
+	uint64_t src_base, dst_base;	/* byte offsets of the tensors' element 0 */
 	int ordered;	/* descriptors must run in order (whole-buffer fill first) */
 };
 
@@ -20,7 +33,10 @@ struct tilecopy_plan {
  * tc_plan_check_buffers - NULL pointers and buffer sizes against what the
  * plan reads and writes; every executor (CPU, device) checks through here.
  */
-tilecopy_status_t tc_plan_check_buffers(const struct tilecopy_plan *plan, const void *src,
+/* tc_plan_arg - NULL / wrong-kind / freed plan handle. */
+TC_PRIVATE tilecopy_status_t tc_plan_arg(const struct tilecopy_plan *plan);
+
+TC_PRIVATE tilecopy_status_t tc_plan_check_buffers(const struct tilecopy_plan *plan, const void *src,
 			  size_t src_size, const void *dst, size_t dst_size);
 
 #endif /* TILECOPY_PLAN_INTERNAL_H */

@@ -21,30 +21,30 @@ static int64_t tc_logical_count(const tilecopy_tensor_t *t)
 	return n;
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_tensor_bytes(const tilecopy_tensor_t *t,
-						     uint64_t *bytes)
+/* Unsigned: a buffer of 2^63 bytes or more is a size, if an unlikely one. */
+tilecopy_status_t tc_tensor_bytes(const tilecopy_tensor_t *t, uint64_t *bytes)
 {
-	int64_t c, b;
+	int64_t c = tc_layout_cosize(&t->layout);
+	uint64_t b;
 
-	if (!t || !bytes)
-		return tc_fail(TILECOPY_ERR_INVALID_ARG, "tensor: NULL argument");
-	c = tilecopy_layout_cosize(&t->layout);
-	if (c < 0 || tc_mul_ovf(c, (int64_t)tilecopy_dtype_size(t->dtype), &b))
+	if (c < 0 || __builtin_mul_overflow((uint64_t)c, (uint64_t)tc_dtype_size(t->dtype), &b) ||
+	    __builtin_add_overflow(b, t->byte_offset, &b))
 		return tc_fail(TILECOPY_ERR_OVERFLOW,
-			       "tensor: physical size overflows 64 bits");
-	*bytes = (uint64_t)b;
-	return tc_ok();
+			       "tensor: byte offset %llu plus the physical size overflows 64 bits",
+			       (unsigned long long)t->byte_offset);
+	*bytes = b;
+	return TILECOPY_SUCCESS;
 }
 
-TILECOPY_API int tilecopy_tensor_is_dense(const tilecopy_tensor_t *t)
+int tc_tensor_is_dense(const tilecopy_tensor_t *t)
 {
-	return !tilecopy_tensor_has_overlap(t) &&
-	       tilecopy_layout_cosize(&t->layout) == tc_logical_count(t);
+	return !tc_tensor_has_overlap(t) &&
+	       tc_layout_cosize(&t->layout) == tc_logical_count(t);
 }
 
-TILECOPY_API int tilecopy_tensor_has_padding(const tilecopy_tensor_t *t)
+int tc_tensor_has_padding(const tilecopy_tensor_t *t)
 {
-	return tilecopy_layout_cosize(&t->layout) > tc_logical_count(t);
+	return tc_layout_cosize(&t->layout) > tc_logical_count(t);
 }
 
 struct tc_ls {
@@ -107,7 +107,7 @@ static int tc_overlap_brute(const tilecopy_tensor_t *t, int64_t cosize)
 			crd[m] = r % t->extent[m];
 			r /= t->extent[m];
 		}
-		tilecopy_layout_crd2idx(l, crd, &off);
+		tc_layout_crd2idx(l, crd, &off);
 		hit = !!(seen[off / 8] & (1u << (off % 8)));
 		seen[off / 8] |= (unsigned char)(1u << (off % 8));
 	}
@@ -115,7 +115,7 @@ static int tc_overlap_brute(const tilecopy_tensor_t *t, int64_t cosize)
 	return hit;
 }
 
-TILECOPY_API int tilecopy_tensor_has_overlap(const tilecopy_tensor_t *t)
+int tc_tensor_has_overlap(const tilecopy_tensor_t *t)
 {
 	struct tc_ls v[TILECOPY_MAX_LEAVES];
 	int n = tc_logical_leaves(t, v), ok = 1;
@@ -134,7 +134,7 @@ TILECOPY_API int tilecopy_tensor_has_overlap(const tilecopy_tensor_t *t)
 	for (int i = 0; i < n; i++)
 		if (v[i].stride == 0)
 			return 1;
-	cosize = tilecopy_layout_cosize(&t->layout);
+	cosize = tc_layout_cosize(&t->layout);
 	if (cosize < 0 || cosize > TC_OVERLAP_BRUTE_MAX ||
 	    tc_logical_count(t) > TC_OVERLAP_BRUTE_MAX)
 		return 1;	/* cannot prove it is free of overlap */
@@ -160,7 +160,7 @@ static int tc_mode_canon(const tilecopy_layout_t *l, int m, struct tc_ls *v)
 	return n;
 }
 
-TILECOPY_API int tilecopy_tensor_is_contiguous_in(const tilecopy_tensor_t *t,
+int tc_tensor_is_contiguous_in(const tilecopy_tensor_t *t,
 						  const char *format)
 {
 	tilecopy_tensor_t f;
@@ -173,7 +173,7 @@ TILECOPY_API int tilecopy_tensor_is_contiguous_in(const tilecopy_tensor_t *t,
 	saved = tilecopy_last_error();
 	strncpy(msg, saved, sizeof(msg) - 1);
 	msg[sizeof(msg) - 1] = '\0';
-	if (tilecopy_tensor_make(&f, format, t->extent, t->layout.rank,
+	if (tc_tensor_make(&f, format, t->extent, t->layout.rank,
 				 t->dtype, NULL)) {
 		tc_fail(TILECOPY_SUCCESS, "%s", msg);
 		return 0;
@@ -188,4 +188,58 @@ TILECOPY_API int tilecopy_tensor_is_contiguous_in(const tilecopy_tensor_t *t,
 			return 0;
 	}
 	return 1;
+}
+
+tilecopy_status_t tc_tensor_check(const tilecopy_tensor_t *t, const char *what)
+{
+	tilecopy_status_t st = tc_layout_check(&t->layout, what);
+
+	if (st)
+		return st;
+	if (!tc_dtype_size(t->dtype))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: unknown dtype %d", what,
+			       (int)t->dtype);
+	for (int m = 0; m < t->layout.rank; m++) {
+		int64_t ms = tc_layout_mode_size(&t->layout, m);
+
+		if (t->extent[m] < 1 || (ms >= 0 && t->extent[m] > ms))
+			return tc_fail(TILECOPY_ERR_SHAPE_MISMATCH,
+				       "%s: extent %lld of dim %d outside 1..%lld (its layout mode)",
+				       what, (long long)t->extent[m], m, (long long)ms);
+	}
+	if (t->byte_offset % tc_dtype_size(t->dtype))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "%s: byte offset %llu is not a multiple of the element size %zu",
+			       what, (unsigned long long)t->byte_offset, tc_dtype_size(t->dtype));
+	for (int k = 0, seen = 0; k < t->layout.rank; k++) {
+		if (t->order[k] < 0 || t->order[k] >= t->layout.rank ||
+		    (seen & (1 << t->order[k])))
+			return tc_fail(TILECOPY_ERR_INVALID_ARG,
+				       "%s: physical order is not a permutation of its dims", what);
+		seen |= 1 << t->order[k];
+	}
+	return TILECOPY_SUCCESS;
+}
+
+/* Stride of a mode's outermost leaf, the key of the physical order. */
+static int64_t tc_outer_stride(const tilecopy_layout_t *l, int m)
+{
+	return l->stride[l->mode[m + 1] - 1];
+}
+
+void tc_tensor_stride_order(const tilecopy_tensor_t *t, int *order)
+{
+	const tilecopy_layout_t *l = &t->layout;
+	int n = l->rank;
+
+	/* insertion sort: largest outer stride first, ties in logical order */
+	for (int m = 0; m < n; m++) {
+		int k = m;
+
+		while (k > 0 && tc_outer_stride(l, order[k - 1]) < tc_outer_stride(l, m)) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = m;
+	}
 }

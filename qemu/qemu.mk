@@ -17,7 +17,8 @@ QEMU_FIRMWARE_ARGS := -L /usr/share/seabios -L /usr/share/qemu
 DEV_DIR       := $(BUILD)/tests/device
 DEV_TEST      := $(DEV_DIR)/test_device
 DEV_BENCH     := $(DEV_DIR)/bench_device
-DEV_HDRS      := tests/device/qtest.h include/hw/tilecopy_hw.h include/uapi/drm/tilecopy_accel.h
+DEV_HDRS      := tests/device/qtest.h include/hw/tilecopy_hw.h include/uapi/drm/tilecopy_accel.h \
+		 tests/desc_cases.h
 DEV_CFLAGS    := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(TOP)/tests/device
 DEV_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 DEV_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
@@ -31,13 +32,14 @@ DEV_ENV       := TC_QEMU=$(QEMU_SYSTEM) TC_QEMU_ARGS="$(QEMU_FIRMWARE_ARGS)" \
 qemu-build:
 	timeout 3600 bash scripts/build-qemu.sh $(QEMU_SYSTEM)
 
-# Linked with the library: its CPU executors are the reference the engine
-# must match bit for bit (/cross/*).
-$(DEV_TEST): tests/device/test_device.c tests/device/qtest.c $(DEV_HDRS) $(LIB_A)
+# Linked with the library's objects (white-box: the archive hides tc_*): its
+# CPU executors are the reference the engine must match bit for bit
+# (/cross/*), its descriptor checker the other side of /desc/table.
+$(DEV_TEST): tests/device/test_device.c tests/device/qtest.c $(DEV_HDRS) $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(DEV_CFLAGS) $(DEV_CHECK_CFLAGS) -o $@ \
-		tests/device/test_device.c tests/device/qtest.c $(LIB_A) \
-		$(DEV_CHECK_LIBS) $(LIB_LDLIBS)
+		tests/device/test_device.c tests/device/qtest.c $(LIB_OBJS) \
+		$(DEV_CHECK_LIBS) -lm -lpthread
 
 $(DEV_BENCH): tests/device/bench_device.c tests/device/qtest.c $(DEV_HDRS)
 	@mkdir -p $(dir $@)

@@ -91,6 +91,9 @@ typedef struct TilecopyQueue {
     uint64_t err_addr;
     uint64_t done_seqno;
     uint64_t err_seqno;
+    uint64_t started_seqno; /* last ring entry started */
+    int64_t job_t0;         /* start of the started, unfinished job; 0: none */
+    uint64_t job_ns_latch;  /* JOB_NS_HI, latched by reading JOB_NS_LO */
     bool hung;              /* hang-on-job: never completes until reset */
     bool running;           /* the worker executes a job of this queue */
     uint32_t gen;           /* bumped by reset: cancels the running job */
@@ -121,6 +124,7 @@ typedef struct TilecopyJob {
     int last[2];            /* last entry hit: [0] reads, [1] writes */
     unsigned tlb_gen;
     uint64_t moved;         /* bytes written by the job */
+    uint64_t elems;         /* elements of the descriptors so far */
     /* outcome */
     uint32_t status;
     uint32_t err_desc;
@@ -140,8 +144,11 @@ struct TilecopyState {
     uint32_t num_queues;
     uint32_t tilebuf_size;
     uint32_t hang_on_job;
+    uint32_t hang_queue_mask;
     uint32_t dma_error_on_job;
     uint32_t delay_ns_per_kb;
+    uint32_t reset_hang_on;
+    uint64_t max_job_elems;
 
     QemuThread thread;
     QEMUBH *irq_bh;         /* delivers the worker's interrupts */
@@ -169,6 +176,9 @@ struct TilecopyState {
     uint32_t fw_tile_rows, fw_tile_cols;
 
     uint64_t jobs_started;  /* since creation, for the fault injection */
+    uint32_t resets;        /* CTRL.RESET writes since creation */
+    bool stop;              /* CTRL.STOP */
+    bool reset_stuck;       /* reset-hang-on: the last reset never finished */
     unsigned tlb_gen;       /* bumped by MMU_INVALIDATE*, read by the worker */
     unsigned rr;            /* next queue the worker looks at */
     uint32_t notify;        /* MSI-X vectors to signal, set under lock */
@@ -550,7 +560,7 @@ static void tilecopy_store(uint8_t *dst, const uint8_t *src, size_t n)
 static bool tilecopy_cancelled(TilecopyState *s, TilecopyJob *j)
 {
     if (qatomic_read(&s->q[j->qi].gen) != j->gen ||
-        qatomic_read(&s->stopping)) {
+        qatomic_read(&s->stopping) || qatomic_read(&s->stop)) {
         j->cancelled = true;
     }
     return j->cancelled;
@@ -851,12 +861,26 @@ static bool tilecopy_footprint(const struct drm_tilecopy_desc *d,
     return true;
 }
 
+/* Elements the descriptor writes (product of its extents), saturated. */
+static uint64_t tilecopy_desc_elems(const struct drm_tilecopy_desc *d)
+{
+    uint64_t n = 1;
+    unsigned k;
+
+    for (k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++) {
+        if (__builtin_mul_overflow(n, (uint64_t)d->extent[k], &n)) {
+            return UINT64_MAX;
+        }
+    }
+    return n;
+}
+
 /* Every field checked; a guest mistake is logged and refused. */
 static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
                                 const struct drm_tilecopy_desc *d)
 {
     const char *why = NULL;
-    uint64_t end;
+    uint64_t end, elems;
     unsigned k;
 
     if (d->op < DRM_TILECOPY_OP_COPY || d->op > DRM_TILECOPY_OP_WRITE64) {
@@ -874,6 +898,9 @@ static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
         why = "src not zero for FILL/WRITE64";
     } else if (d->op == DRM_TILECOPY_OP_COPY && d->value) {
         why = "value not zero for COPY";
+    } else if (d->op == DRM_TILECOPY_OP_FILL && d->elem_size < 8 &&
+               d->value >> (8 * d->elem_size)) {
+        why = "FILL value has bits above elem_size";
     }
     for (k = 0; !why && k < DRM_TILECOPY_MAX_DIMS; k++) {
         if (k < d->ndims && !d->extent[k]) {
@@ -896,6 +923,13 @@ static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
         !tilecopy_footprint(d, d->src_stride, d->src, &end)) {
         why = "source footprint overflows";
     }
+    /* Stride-0 destinations count: the work is every element written. */
+    elems = why ? 0 : tilecopy_desc_elems(d);
+    if (!why && (elems > s->max_job_elems ||
+                 j->elems > s->max_job_elems - elems)) {
+        why = "job writes more elements than MAX_JOB_ELEMS";
+    }
+    j->elems += elems;
     if (why) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "tilecopy: queue %u: bad descriptor: %s\n", j->qi, why);
@@ -1231,36 +1265,69 @@ static uint64_t tilecopy_desc_bytes(const struct drm_tilecopy_desc *d)
 
 /* ---- the worker --------------------------------------------------------- */
 
-/* Execute one ring entry; the outcome is left in @j. Runs without s->lock. */
+/* Sleep for @ns; returns early on cancel. Called with lock. */
+static void tilecopy_delay(TilecopyState *s, TilecopyJob *j, uint64_t ns)
+{
+    int64_t end = get_clock() + (int64_t)ns;
+    int64_t left;
+
+    while ((left = end - get_clock()) > 0 && s->q[j->qi].gen == j->gen &&
+           !s->stopping && !s->stop) {
+        qemu_cond_timedwait(&s->work_cond, &s->lock,
+                            MAX(1, (int)MIN(left / 1000000, 1000)));
+    }
+}
+
+/* Fetch descriptor @i: through the MMU (TC_RING_F_DESC_VA) or the bus. */
+static bool tilecopy_fetch_desc(TilecopyState *s, TilecopyJob *j,
+                                uint64_t addr, bool via_mmu, uint32_t i,
+                                struct drm_tilecopy_desc *d)
+{
+    uint64_t da = addr + (uint64_t)i * TC_DESC_SIZE;
+
+    if (via_mmu) {
+        /* a fault is recorded with its address and kind, like any access */
+        if (!tilecopy_read_va(s, j, da, d, sizeof(*d))) {
+            qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: descriptor %u "
+                          "at VA 0x%" PRIx64 " unreadable\n", j->qi, i, da);
+            return false;
+        }
+    } else if (!tilecopy_bus_read(s, da, d, sizeof(*d))) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "tilecopy: queue %u: descriptor %u at 0x%" PRIx64
+                      " unreadable\n", j->qi, i, da);
+        j->status = DRM_TILECOPY_STATUS_DMA_ERROR;
+        j->err_addr = da;
+        return false;
+    }
+    tilecopy_desc_le(d);
+    return true;
+}
+
+/*
+ * Execute one ring entry; the outcome is left in @j. Runs without s->lock.
+ * With delay-ns-per-kb, each descriptor takes its time after it ran, so a
+ * stop or reset can land between two descriptors of one job.
+ */
 static void tilecopy_run_job(TilecopyState *s, TilecopyJob *j,
                              const struct tc_ring_entry *re, bool inject)
 {
     struct drm_tilecopy_desc d;
     uint32_t i, count = le32_to_cpu(re->desc_count);
-    uint64_t addr = le64_to_cpu(re->desc_addr);
+    uint64_t addr = le64_to_cpu(re->desc_addr), moved, debt = 0;
+    bool via_mmu = le32_to_cpu(re->flags) & TC_RING_F_DESC_VA;
 
     for (i = 0; i < count; i++) {
-        uint64_t da = addr + (uint64_t)i * TC_DESC_SIZE;
-
         j->err_desc = i;
-        if (tilecopy_cancelled(s, j)) {
-            return;
-        }
-        if (!tilecopy_bus_read(s, da, &d, sizeof(d))) {
-            qemu_log_mask(LOG_GUEST_ERROR,
-                          "tilecopy: queue %u: descriptor %u at 0x%" PRIx64
-                          " unreadable\n", j->qi, i, da);
-            j->status = DRM_TILECOPY_STATUS_DMA_ERROR;
-            j->err_addr = da;
-            return;
-        }
-        tilecopy_desc_le(&d);
-        if (!tilecopy_desc_check(s, j, &d)) {
+        if (tilecopy_cancelled(s, j) ||
+            !tilecopy_fetch_desc(s, j, addr, via_mmu, i, &d) ||
+            !tilecopy_desc_check(s, j, &d)) {
             return;
         }
         j->inject = inject && i == count / 2;
         j->inject_budget = tilecopy_desc_bytes(&d) / 2;
         trace_tilecopy_desc(j->qi, i, d.op, d.elem_size, d.ndims, d.src, d.dst);
+        moved = j->moved;
         if (!tilecopy_exec_desc(s, j, &d)) {
             return;
         }
@@ -1269,19 +1336,17 @@ static void tilecopy_run_job(TilecopyState *s, TilecopyJob *j,
             tilecopy_fault(j, DRM_TILECOPY_STATUS_DMA_ERROR, d.dst);
             return;
         }
-    }
-}
-
-/* Sleep for delay-ns-per-kb; returns early on cancel. Called with lock. */
-static void tilecopy_delay(TilecopyState *s, TilecopyJob *j, uint64_t bytes)
-{
-    int64_t end = get_clock() + (int64_t)(bytes * s->delay_ns_per_kb / 1024);
-    int64_t left;
-
-    while ((left = end - get_clock()) > 0 && s->q[j->qi].gen == j->gen &&
-           !s->stopping) {
-        qemu_cond_timedwait(&s->work_cond, &s->lock,
-                            MAX(1, (int)MIN(left / 1000000, 1000)));
+        /*
+         * The delay is owed per descriptor and slept in pieces of at least
+         * a millisecond (the granularity of the wait), or at the job's end.
+         */
+        debt += (j->moved - moved) * s->delay_ns_per_kb / 1024;
+        if (debt >= 1000000 || (debt && i == count - 1)) {
+            qemu_mutex_lock(&s->lock);
+            tilecopy_delay(s, j, debt);
+            qemu_mutex_unlock(&s->lock);
+            debt = 0;
+        }
     }
 }
 
@@ -1290,6 +1355,9 @@ static int tilecopy_pick(TilecopyState *s)
 {
     unsigned n;
 
+    if (s->stop) {
+        return -1;
+    }
     for (n = 0; n < s->num_queues; n++) {
         unsigned qi = (s->rr + n) % s->num_queues;
         TilecopyQueue *q = &s->q[qi];
@@ -1315,6 +1383,40 @@ static void tilecopy_update_busy(TilecopyState *s)
     }
 }
 
+/*
+ * The ring entry of the job is read: record it as started and, for the
+ * fault injection, maybe hang it. Returns true when the job hangs: it stays
+ * BUSY and started, writes nothing and never completes until a reset.
+ */
+static bool tilecopy_job_begin(TilecopyState *s, TilecopyJob *j,
+                               uint64_t seqno, int64_t t0, uint64_t jobno)
+{
+    TilecopyQueue *q = &s->q[j->qi];
+    bool hang;
+
+    qemu_mutex_lock(&s->lock);
+    if (q->gen != j->gen) {
+        qemu_mutex_unlock(&s->lock);
+        return false;   /* reset meanwhile: the job is cancelled anyway */
+    }
+    q->started_seqno = seqno;
+    q->job_t0 = t0 ? t0 : 1;
+    hang = (s->hang_on_job && jobno == s->hang_on_job) ||
+           (s->hang_queue_mask & (1u << j->qi));
+    if (!hang) {
+        qemu_mutex_unlock(&s->lock);
+        return false;
+    }
+    qemu_log_mask(LOG_UNIMP, "tilecopy: queue %u: job %" PRIu64 " (seqno %"
+                  PRIu64 ") hangs (fault injection)\n", j->qi, jobno, seqno);
+    trace_tilecopy_hang(j->qi, jobno);
+    q->hung = true;
+    q->running = false;
+    qemu_cond_broadcast(&s->idle_cond);
+    qemu_mutex_unlock(&s->lock);
+    return true;
+}
+
 static void tilecopy_job_step(TilecopyState *s, unsigned qi)
 {
     TilecopyQueue *q = &s->q[qi];
@@ -1329,18 +1431,11 @@ static void tilecopy_job_step(TilecopyState *s, unsigned qi)
     jobno = ++s->jobs_started;
     q->status |= TC_Q_STATUS_BUSY;
     tilecopy_update_busy(s);
-    if (s->hang_on_job && jobno == s->hang_on_job) {
-        /* Fault injection: the job never finishes until a reset. */
-        qemu_log_mask(LOG_UNIMP, "tilecopy: queue %u: job %" PRIu64
-                      " hangs (hang-on-job)\n", qi, jobno);
-        trace_tilecopy_hang(qi, jobno);
-        q->hung = true;
-        return;
-    }
 
     j->qi = qi;
     j->root = 0;
     j->moved = 0;
+    j->elems = 0;
     j->status = DRM_TILECOPY_STATUS_OK;
     j->err_addr = 0;
     j->cancelled = false;
@@ -1357,6 +1452,11 @@ static void tilecopy_job_step(TilecopyState *s, unsigned qi)
 
     t0 = get_clock();
     ok_entry = tilecopy_bus_read(s, ea, &re, sizeof(re));
+    if (ok_entry &&
+        tilecopy_job_begin(s, j, le64_to_cpu(re.seqno), t0, jobno)) {
+        qemu_mutex_lock(&s->lock);
+        return;     /* hung (fault injection) */
+    }
     if (!ok_entry) {
         qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: ring entry at 0x%"
                       PRIx64 " unreadable\n", qi, ea);
@@ -1373,7 +1473,8 @@ static void tilecopy_job_step(TilecopyState *s, unsigned qi)
             qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: job without "
                           "running firmware\n", qi);
             j->status = DRM_TILECOPY_STATUS_NO_FIRMWARE;
-        } else if (!ok_entry || re.flags || re.reserved0 || !re.desc_count ||
+        } else if (!ok_entry || (le32_to_cpu(re.flags) & ~TC_RING_F_DESC_VA) ||
+                   re.reserved0 || !re.desc_count ||
                    ctx >= TC_NUM_CONTEXTS) {
             qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: malformed ring "
                           "entry %u\n", qi, q->head);
@@ -1394,17 +1495,20 @@ static void tilecopy_job_step(TilecopyState *s, unsigned qi)
     }
 
     qemu_mutex_lock(&s->lock);
-    if (s->delay_ns_per_kb && !j->cancelled) {
-        tilecopy_delay(s, j, j->moved);
-    }
     q->running = false;
     qemu_cond_broadcast(&s->idle_cond);
-    if (j->cancelled || q->gen != j->gen) {
+    if (q->gen != j->gen) {
         return;     /* reset: the queue was cleared behind our back */
+    }
+    q->status &= ~TC_Q_STATUS_BUSY;
+    q->job_t0 = 0;
+    if (j->cancelled) {
+        /* CTRL.STOP: abandoned; started, not done, HEAD stays */
+        tilecopy_update_busy(s);
+        return;
     }
     s->busy_ns += get_clock() - t0;
     s->bytes_moved += j->moved;
-    q->status &= ~TC_Q_STATUS_BUSY;
     if (j->status == DRM_TILECOPY_STATUS_OK) {
         s->jobs_done++;
         q->done_seqno = seqno;
@@ -1466,6 +1570,8 @@ static void tilecopy_queue_reset(TilecopyState *s, unsigned qi, bool all)
     q->int_status = 0;
     q->err_code = q->err_desc = 0;
     q->err_addr = q->done_seqno = q->err_seqno = 0;
+    q->started_seqno = 0;
+    q->job_t0 = 0;
     q->hung = false;
     tilecopy_update_busy(s);
     if (all) {
@@ -1484,6 +1590,8 @@ static void tilecopy_engine_reset(TilecopyState *s)
         tilecopy_queue_reset(s, i, true);
     }
     s->status = 0;
+    s->stop = false;
+    s->reset_stuck = false;
     s->fw_version = 0;
     s->fw_status = TC_FW_STATUS_NONE;
     s->fw_queues = s->fw_ops = 0;
@@ -1628,6 +1736,53 @@ static void tilecopy_fw_boot(TilecopyState *s)
 
 /* ---- MMIO --------------------------------------------------------------- */
 
+/* STATUS: the stored bits, STOPPED, and a stuck reset's BUSY. */
+static uint32_t tilecopy_status(TilecopyState *s)
+{
+    uint32_t val = s->status;
+    unsigned i;
+
+    if (s->stop) {
+        val |= TC_STATUS_STOPPED;
+        for (i = 0; i < s->num_queues; i++) {
+            if (s->q[i].running) {
+                val &= ~TC_STATUS_STOPPED;
+            }
+        }
+    }
+    if (s->reset_stuck) {
+        val |= TC_STATUS_BUSY;
+    }
+    return val;
+}
+
+static void tilecopy_ctrl_write(TilecopyState *s, uint32_t val)
+{
+    if (val & TC_CTRL_RESET) {
+        s->resets++;
+        if (s->reset_hang_on && s->resets == s->reset_hang_on) {
+            /*
+             * Fault injection: this reset never completes. The engine
+             * forgets the stop and goes on with what its rings hold (the
+             * abandoned job again), as a broken reset might: only the
+             * bus master enable stops its DMA now.
+             */
+            qemu_log_mask(LOG_UNIMP, "tilecopy: reset %u hangs "
+                          "(reset-hang-on)\n", s->resets);
+            s->reset_stuck = true;
+            s->stop = false;
+            qemu_cond_broadcast(&s->work_cond);
+            return;
+        }
+        tilecopy_engine_reset(s);
+        tilecopy_global_event(s, TC_INT_RESET_DONE);
+        return;
+    }
+    s->stop = val & TC_CTRL_STOP;
+    /* wakes the worker (resume) or interrupts its delay (stop) */
+    qemu_cond_broadcast(&s->work_cond);
+}
+
 static uint64_t tilecopy_queue_read(TilecopyState *s, unsigned qi,
                                     unsigned reg)
 {
@@ -1668,6 +1823,15 @@ static uint64_t tilecopy_queue_read(TilecopyState *s, unsigned qi,
         return (uint32_t)q->err_seqno;
     case TC_Q_ERR_SEQNO_HI:
         return q->err_seqno >> 32;
+    case TC_Q_STARTED_SEQNO_LO:
+        return (uint32_t)q->started_seqno;
+    case TC_Q_STARTED_SEQNO_HI:
+        return q->started_seqno >> 32;
+    case TC_Q_JOB_NS_LO:
+        q->job_ns_latch = q->job_t0 ? MAX(get_clock() - q->job_t0, 1) : 0;
+        return (uint32_t)q->job_ns_latch;
+    case TC_Q_JOB_NS_HI:
+        return q->job_ns_latch >> 32;
     case TC_Q_DOORBELL:
         return 0;
     }
@@ -1720,13 +1884,21 @@ static uint64_t tilecopy_mmio_read(void *opaque, hwaddr addr, unsigned size)
             val = TC_NUM_CONTEXTS;
             break;
         case TC_REG_CTRL:
+            val = s->stop ? TC_CTRL_STOP : 0;
+            break;
         case TC_REG_BOOT_CTRL:
         case TC_REG_MMU_INVALIDATE:
         case TC_REG_MMU_INVALIDATE_ALL:
             val = 0;
             break;
         case TC_REG_STATUS:
-            val = s->status;
+            val = tilecopy_status(s);
+            break;
+        case TC_REG_MAX_JOB_ELEMS_LO:
+            val = (uint32_t)s->max_job_elems;
+            break;
+        case TC_REG_MAX_JOB_ELEMS_HI:
+            val = s->max_job_elems >> 32;
             break;
         case TC_REG_FW_VERSION:
             val = s->fw_version;
@@ -1857,10 +2029,7 @@ static void tilecopy_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     } else {
         switch (addr) {
         case TC_REG_CTRL:
-            if (val & TC_CTRL_RESET) {
-                tilecopy_engine_reset(s);
-                tilecopy_global_event(s, TC_INT_RESET_DONE);
-            }
+            tilecopy_ctrl_write(s, val);
             break;
         case TC_REG_INT_STATUS:
             s->int_status &= ~val;
@@ -1950,10 +2119,16 @@ static const MemoryRegionOps tilecopy_boot_ops = {
 static void tilecopy_realize(PCIDevice *pdev, Error **errp)
 {
     TilecopyState *s = TILECOPY(pdev);
+    Error *err = NULL;
     unsigned v;
+    int ret;
 
     if (s->num_queues < 1 || s->num_queues > TC_MAX_QUEUES) {
         error_setg(errp, "tilecopy: queues must be 1..%d", TC_MAX_QUEUES);
+        return;
+    }
+    if (!s->max_job_elems) {
+        error_setg(errp, "tilecopy: max-job-elems must be at least 1");
         return;
     }
     if (s->tilebuf_size < 4 * KiB || s->tilebuf_size > 64 * MiB ||
@@ -1968,11 +2143,22 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
                           "tilecopy-regs", TC_REGS_SIZE);
     pci_register_bar(pdev, TC_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->mmio);
-    if (msix_init_exclusive_bar(pdev, s->num_queues + 1, TC_BAR_MSIX, errp)) {
+    ret = msix_init_exclusive_bar(pdev, s->num_queues + 1, TC_BAR_MSIX, &err);
+    if (ret == -ENOTSUP) {
+        /*
+         * A machine without an MSI controller (virt with its=off): the
+         * engine works on INTx alone, as tilecopy_irq_flush() does whenever
+         * MSI-X is off, and the guest driver falls back to it.
+         */
+        error_prepend(&err, "tilecopy: INTx only: ");
+        warn_report_err(err);
+    } else if (ret < 0) {
+        error_propagate(errp, err);
         return;
-    }
-    for (v = 0; v <= s->num_queues; v++) {
-        msix_vector_use(pdev, v);
+    } else {
+        for (v = 0; v <= s->num_queues; v++) {
+            msix_vector_use(pdev, v);
+        }
     }
     s->boot_mem = g_malloc0(TC_BOOT_WINDOW_SIZE);
     memory_region_init_io(&s->boot, OBJECT(s), &tilecopy_boot_ops, s,
@@ -2013,6 +2199,23 @@ static void tilecopy_exit(PCIDevice *pdev)
     g_free(s->boot_mem);
 }
 
+/*
+ * Bus mastering switched: what the worker mapped was reached through the
+ * bus master space. It translates again (and finds nothing while mastering
+ * is off: its accesses become DMA errors).
+ */
+static void tilecopy_config_write(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                                  int len)
+{
+    TilecopyState *s = TILECOPY(pdev);
+    uint16_t cmd = pci_get_word(pdev->config + PCI_COMMAND);
+
+    pci_default_write_config(pdev, addr, val, len);
+    if ((cmd ^ pci_get_word(pdev->config + PCI_COMMAND)) & PCI_COMMAND_MASTER) {
+        qatomic_inc(&s->tlb_gen);
+    }
+}
+
 static void tilecopy_qdev_reset(DeviceState *dev)
 {
     TilecopyState *s = TILECOPY(dev);
@@ -2029,6 +2232,10 @@ static Property tilecopy_properties[] = {
     DEFINE_PROP_UINT32("queues", TilecopyState, num_queues, 4),
     DEFINE_PROP_UINT32("tilebuf-size", TilecopyState, tilebuf_size, 256 * KiB),
     DEFINE_PROP_UINT32("hang-on-job", TilecopyState, hang_on_job, 0),
+    DEFINE_PROP_UINT32("hang-queue-mask", TilecopyState, hang_queue_mask, 0),
+    DEFINE_PROP_UINT32("reset-hang-on", TilecopyState, reset_hang_on, 0),
+    DEFINE_PROP_UINT64("max-job-elems", TilecopyState, max_job_elems,
+                       TC_MAX_JOB_ELEMS),
     DEFINE_PROP_UINT32("dma-error-on-job", TilecopyState, dma_error_on_job, 0),
     DEFINE_PROP_UINT32("delay-ns-per-kb", TilecopyState, delay_ns_per_kb, 0),
     DEFINE_PROP_END_OF_LIST(),
@@ -2047,6 +2254,7 @@ static void tilecopy_class_init(ObjectClass *class, void *data)
 
     k->realize = tilecopy_realize;
     k->exit = tilecopy_exit;
+    k->config_write = tilecopy_config_write;
     k->vendor_id = TC_PCI_VENDOR_ID;
     k->device_id = TC_PCI_DEVICE_ID;
     k->revision = 1;

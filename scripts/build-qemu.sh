@@ -3,17 +3,22 @@
 # cached outside the work tree.
 #
 # Usage: scripts/build-qemu.sh OUT
-#   OUT  path of the symlink to create (build/qemu/qemu-system-x86_64); it
-#        points at the cached binary.
+#   OUT  path of the symlink to create; it points at the cached binary. Its
+#        name picks the emulator: .../qemu-system-x86_64 (the x86 guests,
+#        the device tests) or .../qemu-system-aarch64 (the arm64 guest: the
+#        `virt` board only, tests/arm64/).
 #
 # The cache lives in ${TILECOPY_CACHE:-$HOME/.cache/tilecopy}/qemu:
 #   src/           the .dsc/.orig/.debian files of `apt-get source qemu`
 #   src/tree/      the unpacked tree (Debian patches applied), with qemu/*
 #                  copied into hw/misc/ and a few hooks appended; build/ in it
-#                  is the ninja build directory, reused incrementally
+#                  is the x86_64 ninja build directory, build-aarch64/ the
+#                  aarch64 one (its own configure flags, so that neither
+#                  reconfigures the other); both reused incrementally
 #   bin/KEY/       finished binaries, KEY = hash of qemu/, the shared hardware
-#                  headers and this script: a rebuild happens only when one of
-#                  them changes (and then ninja recompiles only what changed).
+#                  headers, this script and the target: a rebuild happens only
+#                  when one of them changes (and then ninja recompiles only
+#                  what changed).
 #
 # Every step is bounded by a timeout; concurrent callers serialise on a lock.
 set -euo pipefail
@@ -28,12 +33,33 @@ build_timeout=${TILECOPY_QEMU_BUILD_TIMEOUT:-2400}
 log() { echo "build-qemu: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# Flags verified in DESIGN.md: a minimal x86_64 system emulator with TCG,
-# 9p (the guest tests share the host's tree) and fdt.
-CONFIGURE_FLAGS=(--target-list=x86_64-softmmu --without-default-features
-	--enable-tcg --enable-kvm --disable-docs --disable-werror --disable-user
-	--enable-fdt=system --enable-virtfs --enable-attr --enable-cap-ng
-	--disable-install-blobs)
+target=${out##*/qemu-system-}
+case $target in
+x86_64)
+	# Flags verified in DESIGN.md: a minimal x86_64 system emulator with
+	# TCG, 9p (the guest tests share the host's tree) and fdt.
+	CONFIGURE_FLAGS=(--target-list=x86_64-softmmu --without-default-features
+		--enable-tcg --enable-kvm --disable-docs --disable-werror --disable-user
+		--enable-fdt=system --enable-virtfs --enable-attr --enable-cap-ng
+		--disable-install-blobs)
+	bdir_name=build
+	;;
+aarch64)
+	# The arm64 guest (tests/arm64/) needs the `virt` board only: PCIe
+	# (generic ECAM host bridge), GICv3 with its ITS, virtio-pci for 9p and
+	# the engine. Only those devices are built (configs/devices file
+	# written below), which roughly halves the build of the full default
+	# set of ~60 ARM boards. TCG only: the host is x86.
+	CONFIGURE_FLAGS=(--target-list=aarch64-softmmu --without-default-features
+		--without-default-devices --with-devices-aarch64=tilecopy
+		--enable-tcg --disable-docs --disable-werror --disable-user
+		--enable-fdt=system --enable-virtfs --enable-attr --enable-cap-ng
+		--disable-install-blobs)
+	bdir_name=build-aarch64
+	;;
+*) die "cannot tell the target from '$out' (want .../qemu-system-x86_64 or .../qemu-system-aarch64)" ;;
+esac
+emu=qemu-system-$target
 
 # Files of the device, as they go into hw/misc/ of the QEMU tree.
 dev_files=("$top/qemu/tilecopy.c" "$top/qemu/trace-events"
@@ -42,8 +68,9 @@ for f in "${dev_files[@]}"; do
 	[ -f "$f" ] || die "missing $f"
 done
 
-key=$(cat "$top/scripts/build-qemu.sh" "${dev_files[@]}" | sha256sum | cut -c1-16)
-bin=$cache/bin/$key/qemu-system-x86_64
+key=$( (cat "$top/scripts/build-qemu.sh" "${dev_files[@]}"; echo "$target") |
+	sha256sum | cut -c1-16)
+bin=$cache/bin/$key/$emu
 
 link_out() {
 	mkdir -p "$(dirname "$out")"
@@ -112,13 +139,26 @@ config TILECOPY
 append_hook "$misc/trace-events" "
 $(cat "$top/qemu/trace-events")"
 
+# The device set of the aarch64 build (see CONFIGURE_FLAGS): --without-
+# default-devices turns off every `default y`, so what virt only implies
+# (PCI devices, virtio-pci, 9p) is named here, as are the TCG GICv3 (and
+# ITS) and ARM_V7M, which QEMU 7.2's TCG translator needs whatever the board
+# (both "default y if TCG").
+printf '%s\n' "# tilecopy's arm64 guest (scripts/build-qemu.sh)" CONFIG_ARM_VIRT=y \
+	CONFIG_ARM_GICV3_TCG=y CONFIG_ARM_V7M=y CONFIG_PCI_DEVICES=y CONFIG_VIRTIO_PCI=y \
+	CONFIG_VIRTIO_9P=y CONFIG_TILECOPY=y \
+	>"$tree/configs/devices/aarch64-softmmu/tilecopy.mak.new"
+put "$tree/configs/devices/aarch64-softmmu/tilecopy.mak.new" \
+	"$tree/configs/devices/aarch64-softmmu/tilecopy.mak"
+rm -f "$tree/configs/devices/aarch64-softmmu/tilecopy.mak.new"
+
 # The dfsg tarball has no edk2 blobs; do not try to unpack them.
 if grep -q 'unpack_edk2_blobs = bzip2.found()' "$tree/meson.build"; then
 	sed -i 's/unpack_edk2_blobs = bzip2.found()/unpack_edk2_blobs = false/' "$tree/meson.build"
 fi
 
 # ---- 3. configure (once per set of flags) --------------------------------
-bdir=$tree/build
+bdir=$tree/$bdir_name
 cfg_key=$(printf '%s\n' "${CONFIGURE_FLAGS[@]}" | sha256sum | cut -c1-16)
 if [ "$(cat "$bdir/.tc-config" 2>/dev/null)" != "$cfg_key" ]; then
 	log "configuring"
@@ -132,25 +172,26 @@ if [ "$(cat "$bdir/.tc-config" 2>/dev/null)" != "$cfg_key" ]; then
 fi
 
 # ---- 4. build ------------------------------------------------------------
-log "building qemu-system-x86_64 with ninja -j$jobs (key $key)"
+log "building $emu with ninja -j$jobs in $bdir_name/ (key $key)"
 start=$(date +%s)
-if ! timeout "$build_timeout" ninja -C "$bdir" -j"$jobs" qemu-system-x86_64 >"$bdir/ninja.log" 2>&1; then
+if ! timeout "$build_timeout" ninja -C "$bdir" -j"$jobs" "$emu" >"$bdir/ninja.log" 2>&1; then
 	grep -E -A12 'error|FAILED' "$bdir/ninja.log" | head -60 >&2 || tail -40 "$bdir/ninja.log" >&2
 	die "ninja failed or timed out after ${build_timeout}s (log: $bdir/ninja.log)"
 fi
 log "built in $(($(date +%s) - start)) s"
 
-"$bdir/qemu-system-x86_64" -device help 2>/dev/null | grep -q '"tilecopy"' ||
+"$bdir/$emu" -device help 2>/dev/null | grep -q '"tilecopy"' ||
 	die "the built QEMU has no tilecopy device"
 
 mkdir -p "$cache/bin/$key.tmp"
-cp "$bdir/qemu-system-x86_64" "$cache/bin/$key.tmp/"
+cp "$bdir/$emu" "$cache/bin/$key.tmp/"
 rm -rf "$cache/bin/$key"
 mv "$cache/bin/$key.tmp" "$cache/bin/$key"
 
-# Keep the six newest binaries (switching branches back and forth is cheap)
-# and any younger than two hours (a test run elsewhere may still use it).
-ls -1dt "$cache"/bin/*/ 2>/dev/null | tail -n +7 | while read -r old; do
+# Keep the six newest binaries of this target (switching branches back and
+# forth is cheap) and any younger than two hours (a test run elsewhere may
+# still use it).
+ls -1dt "$cache"/bin/*/"$emu" 2>/dev/null | xargs -r -n1 dirname | tail -n +7 | while read -r old; do
 	if [ -n "$(find "$old" -maxdepth 0 -mmin +120)" ]; then
 		rm -rf "$old"
 	fi

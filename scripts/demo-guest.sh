@@ -1,7 +1,11 @@
 #!/bin/bash
 # Inside the emulated board (scripts/demo.sh boots it): the engine end to end.
+# POSIX sh too: the arm64 board (scripts/demo-arm64.sh) runs it with busybox
+# sh, B being the cross-built tree, and TC_DEMO_REF_CPUS="neon scalar" to
+# check the engine against the guest's native NEON path as well.
 set -euo pipefail
 B=${1:?build dir}
+refs=${TC_DEMO_REF_CPUS:-scalar}
 T=$B/bin/tilecopy
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -20,11 +24,13 @@ for pair in "NCHW NHWC f32 4x64x28x28" "NCHW nChw16c f32 4x64x28x28" \
 	set -- $pair
 	say "convert $1 -> $2 ($3 $4) on the engine, checked against the CPU path"
 	TILECOPY_DEVICE_THRESHOLD=0 $T convert --shape "$4" --dtype "$3" --from "$1" --to "$2" \
-		--device auto "$tmp/x" "$tmp/dev"
-	$T convert --shape "$4" --dtype "$3" --from "$1" --to "$2" --device cpu --cpu scalar \
-		"$tmp/x" "$tmp/cpu"
-	cmp "$tmp/dev" "$tmp/cpu"
-	echo "ok: $(stat -c %s "$tmp/dev") bytes, engine == CPU reference," \
+		--device auto --allow-larger-input "$tmp/x" "$tmp/dev"
+	for cpu in $refs; do
+		$T convert --shape "$4" --dtype "$3" --from "$1" --to "$2" --device cpu --cpu "$cpu" \
+			--allow-larger-input "$tmp/x" "$tmp/cpu"
+		cmp "$tmp/dev" "$tmp/cpu"
+	done
+	echo "ok: $(stat -c %s "$tmp/dev") bytes, engine == CPU ($refs)," \
 		"$($T plan --shape "$4" --dtype "$3" --from "$1" --to "$2" | tail -1)"
 done
 

@@ -10,87 +10,107 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 
 #define GRID_MAX 32
 
-static void grid_axes(const tilecopy_tensor_t *t, int *row, int *col)
+/*
+ * Rows and columns of the grid: the first two blocked dims (modes of more
+ * than one leaf: O x I of OIhw16i16o, rows x cols of zN), else the first
+ * blocked one and the last dim (C x W of nChw16c), else dim 1 x the last
+ * (C x W of NCHW) or a matrix's rows x cols.
+ */
+static void grid_axes(const tilecopy_layout_t *l, int rank, int *row, int *col)
 {
-	int rank = t->layout.rank;
-	const char *f = t->format;
-	int matrix = rank == 2 || !strcmp(f, "zN") || !strcmp(f, "zZ") ||
-		     !strcmp(f, "nZ") || !strcmp(f, "nN") ||
-		     !strcasecmp(f, "RowMajor") || !strcasecmp(f, "ColumnMajor") ||
-		     !strcmp(f, "ND");
+	int blocked[2], n = 0, first, count;
 
-	if (matrix || rank < 3) {
-		*row = rank >= 2 ? rank - 2 : -1;
-		*col = rank - 1;
-	} else {
-		*row = 1;		/* C */
-		*col = rank - 1;	/* W */
-	}
+	for (int m = 0; m < rank && n < 2; m++)
+		if (!tilecopy_layout_mode_leaves(l, m, &first, &count) && count > 1)
+			blocked[n++] = m;
+	*col = n == 2 ? blocked[1] : rank - 1;
+	if (n)
+		*row = blocked[0] == *col ? -1 : blocked[0];
+	else
+		*row = rank >= 3 ? 1 : rank - 2;
 }
 
-void cli_draw(const tilecopy_tensor_t *t, FILE *out);
 void cli_draw(const tilecopy_tensor_t *t, FILE *out)
 {
-	int64_t crd[TILECOPY_MAX_RANK] = { 0 }, off;
-	int row, col, nr, nc, w = 1;
-	int64_t maxoff = tilecopy_layout_cosize(&t->layout);
+	int64_t crd[TILECOPY_MAX_RANK] = { 0 }, ext[TILECOPY_MAX_RANK], off, maxoff = 0;
+	const tilecopy_layout_t *l;
+	const char *f = "";
+	int row, col, nr, nc, w = 1, rank = 0;
 
-	grid_axes(t, &row, &col);
-	nr = row < 0 ? 1 : (int)(t->extent[row] < GRID_MAX ? t->extent[row] : GRID_MAX);
-	nc = (int)(t->extent[col] < GRID_MAX ? t->extent[col] : GRID_MAX);
+	if (tilecopy_tensor_rank(t, &rank) || tilecopy_tensor_shape(t, ext, TILECOPY_MAX_RANK) ||
+	    tilecopy_tensor_layout(t, &l) || tilecopy_tensor_format(t, &f) ||
+	    tilecopy_layout_cosize(l, &maxoff))
+		return;
+	grid_axes(l, rank, &row, &col);
+	nr = row < 0 ? 1 : (int)(ext[row] < GRID_MAX ? ext[row] : GRID_MAX);
+	nc = (int)(ext[col] < GRID_MAX ? ext[col] : GRID_MAX);
 	for (int64_t m = maxoff; m >= 10; m /= 10)
 		w++;
 	fprintf(out, "offsets (%s, rows = dim %d, cols = dim %d, other coordinates 0%s):\n",
-		t->format, row < 0 ? 0 : row, col,
-		(row >= 0 && t->extent[row] > GRID_MAX) || t->extent[col] > GRID_MAX ?
+		f, row < 0 ? 0 : row, col,
+		(row >= 0 && ext[row] > GRID_MAX) || ext[col] > GRID_MAX ?
 		", first 32 shown" : "");
 	for (int r = 0; r < nr; r++) {
 		for (int c = 0; c < nc; c++) {
 			if (row >= 0)
 				crd[row] = r;
 			crd[col] = c;
-			tilecopy_layout_crd2idx(&t->layout, crd, &off);
+			if (tilecopy_layout_crd2idx(l, crd, rank, &off))
+				return;
 			fprintf(out, "%*" PRId64 "%s", w, off, c + 1 < nc ? " " : "");
 		}
-		fprintf(out, "%s\n", nc < t->extent[col] ? " ..." : "");
+		fprintf(out, "%s\n", nc < ext[col] ? " ..." : "");
 	}
-	if (row >= 0 && nr < t->extent[row])
+	if (row >= 0 && nr < ext[row])
 		fprintf(out, "...\n");
 }
 
 int cmd_layout(int argc, char **argv)
 {
 	struct cli_opts o;
-	tilecopy_tensor_t t;
-	char buf[1024];
+	tilecopy_tensor_t *t;
+	const tilecopy_layout_t *l;
+	tilecopy_dtype_t dt;
+	char buf[2048];
 	uint64_t bytes;
+	size_t esize;
+	int pad;
 	tilecopy_status_t st;
 
 	if (cli_parse(argc, argv, &o))
-		return 2;
-	if (o.nargs != 1) {
-		fprintf(stderr, "usage: tilecopy layout FORMAT --shape S [--dtype T] [--block B]\n");
-		return 2;
-	}
-	if (cli_tensor(&o, o.args[0], o.block, &t))
+		return cli_usage("layout", stderr, 2);
+	if (o.help)
+		return cli_usage("layout", stdout, 0);
+	if (o.version)
+		return cli_version();
+	if (o.nargs != 1)
+		return cli_usage("layout", stderr, 2);
+	t = cli_tensor(&o, o.args[0], NULL, o.block);
+	if (!t)
 		return 1;
-	st = tilecopy_layout_print(&t.layout, buf, sizeof(buf));
-	if (st)
-		return cli_error("layout", st);
-	printf("%s\n", buf);
-	cli_draw(&t, stdout);
-	st = tilecopy_tensor_bytes(&t, &bytes);
-	if (st)
-		return cli_error("layout", st);
-	printf("physical size: %" PRIu64 " bytes (%" PRIu64 " elements of %zu bytes)%s\n",
-	       bytes, bytes / tilecopy_dtype_size(t.dtype),
-	       tilecopy_dtype_size(t.dtype),
-	       tilecopy_tensor_has_padding(&t) ? ", with padding" : "");
-	return 0;
+	st = tilecopy_tensor_layout(t, &l);
+	if (!st)
+		st = tilecopy_layout_print(l, buf, sizeof(buf));
+	if (!st)
+		printf("%s\n", buf);
+	if (!st)
+		cli_draw(t, stdout);
+	if (!st)
+		st = tilecopy_tensor_bytes(t, &bytes);
+	if (!st)
+		st = tilecopy_tensor_dtype(t, &dt);
+	if (!st)
+		st = tilecopy_dtype_size(dt, &esize);
+	if (!st)
+		st = tilecopy_tensor_has_padding(t, &pad);
+	if (!st)
+		printf("physical size: %" PRIu64 " bytes (%" PRIu64 " elements of %zu bytes)%s\n",
+		       bytes, bytes / esize, esize, pad ? ", with padding" : "");
+	tilecopy_tensor_destroy(t);
+	return st ? cli_error("layout", st) : 0;
 }

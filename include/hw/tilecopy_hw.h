@@ -37,7 +37,7 @@
 #define TC_REG_ID			0x000	/* RO: TC_ID_VALUE */
 #define  TC_ID_VALUE			0x54494c45	/* "TILE" */
 #define TC_REG_VERSION			0x004	/* RO: major << 16 | minor */
-#define  TC_HW_VERSION			0x00010000
+#define  TC_HW_VERSION			0x00010001
 #define TC_REG_NUM_QUEUES		0x008	/* RO: 1..TC_MAX_QUEUES */
 #define TC_REG_TILEBUF_SIZE		0x00c	/* RO: bytes of tile buffer */
 #define TC_REG_MAX_DIMS			0x010	/* RO: DRM_TILECOPY_MAX_DIMS */
@@ -124,7 +124,7 @@
  * @desc_count: descriptors in the array, >= 1.
  * @ctx: MMU context whose tables translate the descriptors' addresses.
  * @seqno: written to TC_Q_DONE_SEQNO when the job completes.
- * @flags: must be zero.
+ * @flags: TC_RING_F_* (below); other bits must be zero.
  */
 struct tc_ring_entry {
 	__u64 desc_addr;
@@ -158,14 +158,24 @@ struct tc_ring_entry {
 #define TC_FW_MAGIC			0x57464354	/* "TCFW" */
 #define TC_FW_FORMAT_VERSION		1
 
+/*
+ * TC_FW_IFACE_VERSION - the driver/firmware interface this header
+ * describes, major << 16 | minor: the ring entries, the registers the
+ * firmware serves. It is not the uAPI's DRM_TILECOPY_ABI_VERSION: the uAPI
+ * grows (ioctls, parameters) without touching the firmware, and shipped
+ * firmware keeps working. Images name the range they speak.
+ */
+#define TC_FW_IFACE_VERSION		0x00010000
+
 /**
  * struct tc_fw_header - start of a firmware image (64 bytes, little endian).
  * @magic: TC_FW_MAGIC.
  * @format_version: TC_FW_FORMAT_VERSION.
  * @header_size: sizeof(struct tc_fw_header).
  * @fw_version: major << 16 | minor << 8 | patch.
- * @abi_min: lowest DRM_TILECOPY_ABI_VERSION the firmware supports.
- * @abi_max: highest DRM_TILECOPY_ABI_VERSION the firmware supports.
+ * @iface_min: lowest firmware interface version (TC_FW_IFACE_VERSION)
+ *	the firmware speaks.
+ * @iface_max: highest firmware interface version the firmware speaks.
  * @hw_version: TC_HW_VERSION the image is built for (major must match).
  * @features: TC_FW_FEAT_* bits.
  * @max_queues: queues the firmware can run.
@@ -180,8 +190,8 @@ struct tc_fw_header {
 	__u16 format_version;
 	__u16 header_size;
 	__u32 fw_version;
-	__u32 abi_min;
-	__u32 abi_max;
+	__u32 iface_min;
+	__u32 iface_max;
 	__u32 hw_version;
 	__u32 features;
 	__u32 max_queues;
@@ -225,5 +235,47 @@ enum tc_fw_status {
 
 /* TC_Q_ERR_DESC when the failure is not in a descriptor (ring entry, firmware). */
 #define TC_Q_ERR_DESC_NONE		0xffffffffu
+
+/*
+ * ---- appended in engine version 1.1 ----------------------------------------
+ *
+ * Everything a driver needs to reset the engine without losing track of
+ * which job ran: a stop control, per-queue progress, the time the engine has
+ * spent on each queue's current job, descriptors read through the MMU, and
+ * a bound on the work of one job. docs/hardware.md, "Stopping and progress".
+ */
+
+/*
+ * CTRL.STOP (RW): 1 = take no new job and abandon the running one at its
+ * next tile or row (its writes so far stay, HEAD does not advance: that job
+ * counts as started, not done). STATUS.STOPPED reads 1 once no job executes.
+ * Clearing STOP resumes every queue from HEAD, the abandoned job from its
+ * first descriptor: a driver that stopped the engine resets it instead.
+ */
+#define  TC_CTRL_STOP			(1u << 1)
+#define  TC_STATUS_STOPPED		(1u << 3)	/* STOP set, nothing runs */
+
+/* RO: elements (product of the extents, summed over descriptors) one job
+ * may write; a descriptor that takes the sum beyond it is BAD_DESC. */
+#define TC_REG_MAX_JOB_ELEMS_LO		0x0a0
+#define TC_REG_MAX_JOB_ELEMS_HI		0x0a4
+#define  TC_MAX_JOB_ELEMS		(1ull << 32)
+
+/* RO: seqno of the last ring entry the queue started (read, before its
+ * first descriptor). A job is done if seqno <= DONE_SEQNO, started and
+ * unfinished if DONE_SEQNO < seqno <= STARTED_SEQNO, else never started. */
+#define TC_Q_STARTED_SEQNO_LO		0x48
+#define TC_Q_STARTED_SEQNO_HI		0x4c
+/* RO: ns the engine has spent on the queue's started, unfinished job (0 if
+ * none). Reading LO latches the value HI returns. */
+#define TC_Q_JOB_NS_LO			0x50
+#define TC_Q_JOB_NS_HI			0x54
+
+/* tc_ring_entry.flags: desc_addr is a device VA of the entry's context,
+ * read through the MMU (read permission needed), not a bus address. */
+#define TC_RING_F_DESC_VA		(1u << 0)
+
+/* Engine version 1.1: the entries above. */
+#define TC_HW_VERSION_1_1		0x00010001
 
 #endif /* TILECOPY_HW_H */

@@ -11,6 +11,7 @@
 #define TILECOPY_CPU_EXEC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "tilecopy_accel.h"
 
 /**
@@ -46,6 +47,33 @@ int tc_desc_check(const struct drm_tilecopy_desc *d, size_t src_size,
 		  size_t dst_size, const char **field);
 
 /**
+ * tc_desc_elems - elements @d writes (the product of its extents: a stride-0
+ * dimension writes as often as its extent says), UINT64_MAX if beyond 64 bits.
+ * Inline: the device library (which cuts jobs within the work bound) uses it
+ * too, and must not reach into the core for it.
+ */
+static inline __u64 tc_desc_elems(const struct drm_tilecopy_desc *d)
+{
+	__u64 n = 1;
+
+	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
+		if (__builtin_mul_overflow(n, (__u64)d->extent[k], &n))
+			return UINT64_MAX;
+	return n;
+}
+
+/**
+ * tc_desc_list_check - tc_desc_check() on each of @n descriptors, then the
+ * work bound of a job: at most @max_elems elements in all (0: no bound).
+ * @bad: on failure, the index of the descriptor at fault.
+ * @return 0, or what tc_desc_check() returns, or -E2BIG (work bound; *field
+ *         is "extent").
+ */
+int tc_desc_list_check(const struct drm_tilecopy_desc *d, size_t n,
+		       size_t src_size, size_t dst_size, __u64 max_elems,
+		       size_t *bad, const char **field);
+
+/**
  * tc_desc_footprint - bytes spanned from the base address: 1 + the offset of
  * the last element, times elem_size, computed with the given strides.
  * @return 0, or -EOVERFLOW.
@@ -56,9 +84,13 @@ int tc_desc_footprint(const struct drm_tilecopy_desc *d, const __u64 *stride,
 /**
  * tc_cpu_backend_get - the executor to use: @name ("scalar", "sse2", "avx2",
  * "avx512", "neon") or NULL for the best available (overridden by the
- * environment variable TILECOPY_CPU). An unavailable or unknown name is an
- * error (NULL, with *err set to -ENODEV or -EINVAL), never a fallback.
+ * environment variable TILECOPY_CPU, read at the first call). An
+ * unavailable or unknown name is an error (NULL, with *err set to -ENODEV
+ * or -EINVAL), never a fallback.
  */
 const struct tc_cpu_backend *tc_cpu_backend_get(const char *name, int *err);
+
+/* tc_cpu_backend_env_reload - read $TILECOPY_CPU again at the next call (tests). */
+void tc_cpu_backend_env_reload(void);
 
 #endif /* TILECOPY_CPU_EXEC_H */

@@ -4,7 +4,9 @@
  * large outputs), in-register transposes with two 16-byte lanes stacked
  * over rows (32x16 bytes, 16x8 16-bit, 8x4 32-bit, 4x2 64-bit tiles), so
  * every destination row of a tile is one 32-byte store. Narrow blocks fall
- * back to one lane. Shape analysis is in pattern.c.
+ * back to one lane; edges are typed element loops. Few rows of 32/64-bit
+ * elements (a C = 3 f32 image) run a vpermd program. Shape analysis is in
+ * pattern.c.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -48,17 +50,109 @@ static void avx2_tr##es(char *dst, size_t dld, const char *src,	\
 {									\
 	size_t r = 0;							\
 	TC_BLOCK_BAND(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
-		      2 * n, n, es, 32)					\
+		      2 * n, n, es, 32, tc_edge##es)	\
 	TC_BLOCK_BAND(avx2_tile##es##_l1, avx2_tile##es##_l1_nt,	\
-		      n, n, es, 16)					\
+		      n, n, es, 16, tc_edge##es)	\
 	if (r < rows)							\
-		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
-				    rows - r, cols, es);		\
+		tc_edge##es(dst + r * es, dld, src + r * sld, sld,	\
+			    rows - r, cols);				\
 }
 AVX2_TR(1, 16)
 AVX2_TR(2, 8)
 AVX2_TR(4, 4)
 AVX2_TR(8, 2)
+
+/*
+ * Few rows of 32- and 64-bit elements (struct tc_fr_plan): vpermd of each
+ * source row an output touches, merged by byte blends. The plan's 64-byte
+ * index slot of an op holds 8 dword indices then the 8-dword blend mask;
+ * a pattern slot the pattern then its blend mask.
+ */
+static void avx2_fr_masks(uint8_t slot[64], const uint8_t *units, uint64_t bits,
+			  int idx)
+{
+	int32_t v[16];
+
+	for (int u = 0; u < 8; u++) {
+		int32_t w;
+
+		memcpy(&w, units + 4 * u, 4);
+		v[u] = idx ? units[u] : w;
+		v[8 + u] = (bits >> u & 1) ? -1 : 0;
+	}
+	memcpy(slot, v, 64);
+}
+
+static int avx2_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
+			   size_t pad, const unsigned char pat[64])
+{
+	struct tc_fr_plan *p = prog;
+
+	if (es < 4 || tc_fr_build(p, 32, 4, 0, rows, es, dld, pad, pat) || p->gaps)
+		return -1;
+	for (size_t t = 0; t < p->T; t++) {
+		for (size_t r = 0; r < rows; r++)
+			avx2_fr_masks(p->idx[t][r], p->idx[t][r], p->k[t][r], 1);
+		avx2_fr_masks(p->patv[t], p->patv[t], p->patk[t], 0);
+	}
+	return 0;
+}
+
+/* One instance per row count: the row vectors stay in registers. */
+#define AVX2_FR_RUN(R)							\
+static void avx2_fr_run##R(const struct tc_fr_plan *p, char *dst,	\
+			   const char *src, size_t sld, size_t cols, int nt) \
+{									\
+	size_t c = 0, S = p->per, T = p->T, t;				\
+	__m256i v[R];							\
+									\
+	nt = nt && !((uintptr_t)dst & 31);				\
+	for (; c + S <= cols; c += S) {					\
+		_Pragma("GCC unroll 8")					\
+		for (int r = 0; r < (R); r++)				\
+			v[r] = LD(src + r * sld + c * p->es);		\
+		for (t = 0; t < T; t++, dst += 32) {			\
+			__m256i acc = _mm256_permutevar8x32_epi32(v[0], LD(p->idx[t][0])); \
+									\
+			_Pragma("GCC unroll 8")				\
+			for (int r = 1; r < (R); r++)			\
+				acc = _mm256_blendv_epi8(acc,		\
+					_mm256_permutevar8x32_epi32(v[r], LD(p->idx[t][r])), \
+					LD(p->idx[t][r] + 32));		\
+			if (p->patk[t])					\
+				acc = _mm256_blendv_epi8(acc, LD(p->patv[t]),	\
+							 LD(p->patv[t] + 32));	\
+			if (nt)						\
+				_mm256_stream_si256((__m256i *)dst, acc); \
+			else						\
+				ST(dst, acc);				\
+		}							\
+	}								\
+	if (c < cols)							\
+		tc_fr_tail(dst, p->dld, src + c * p->es, sld, p->rows, cols - c, \
+			   p->es, p->pad, p->pat);			\
+}
+AVX2_FR_RUN(1)
+AVX2_FR_RUN(2)
+AVX2_FR_RUN(3)
+AVX2_FR_RUN(4)
+AVX2_FR_RUN(5)
+AVX2_FR_RUN(6)
+AVX2_FR_RUN(7)
+AVX2_FR_RUN(8)
+
+static void avx2_fr_run(const void *prog, char *dst, const char *src,
+			size_t sld, size_t cols, int nt)
+{
+	static void (*const run[TC_FR_MAXROWS])(const struct tc_fr_plan *, char *,
+						  const char *, size_t, size_t, int) = {
+		avx2_fr_run1, avx2_fr_run2, avx2_fr_run3, avx2_fr_run4,
+		avx2_fr_run5, avx2_fr_run6, avx2_fr_run7, avx2_fr_run8,
+	};
+	const struct tc_fr_plan *p = prog;
+
+	run[p->rows - 1](p, dst, src, sld, cols, nt);
+}
 
 static void avx2_copy(char *dst, const char *src, size_t n, int nt)
 {
@@ -146,6 +240,8 @@ static const struct tc_kernels avx2_kernels = {
 	.fill = avx2_fill,
 	.runs = avx2_runs,
 	.transpose = { avx2_tr1, avx2_tr2, avx2_tr4, avx2_tr8 },
+	.fr_prepare = avx2_fr_prepare,
+	.fr_run = avx2_fr_run,
 	.sfence = avx2_sfence,
 };
 

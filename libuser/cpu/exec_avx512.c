@@ -4,8 +4,11 @@
  * (non-temporal for large outputs), in-register transposes with four
  * 16-byte lanes stacked over rows (64x16 bytes, 32x8 16-bit, 16x4 32-bit,
  * 8x2 64-bit tiles), so every destination row of a tile is one 64-byte
- * store; narrower blocks use two lanes, then one. Shape analysis is in
- * pattern.c.
+ * store; narrower blocks use two lanes, then one. Edges are the same tiles
+ * with masked loads and stores, never an element loop. Whole zN/nZ
+ * fractals (16x16 16-bit, 32x32 8-bit) are transposed in registers from
+ * 64-byte loads; with VBMI, transposes of few rows (a C = 3 image to
+ * NHWC) run a permute program. Shape analysis is in pattern.c.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -65,25 +68,305 @@ TC_DEFINE_TILE(avx512_tile4_l1_nt, __m128i, 4, LD1, NT1, _mm_unpacklo_epi32, _mm
 TC_DEFINE_TILE(avx512_tile8_l1, __m128i, 2, LD1, ST1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 TC_DEFINE_TILE(avx512_tile8_l1_nt, __m128i, 2, LD1, NT1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 
+/* ---- masked tiles: the edges ------------------------------------------------ */
+
+/* Bytes [0, n) of a 16/32/64-byte vector, n <= its width. */
+static inline __mmask16 avx512_m16(size_t n)
+{
+	return (__mmask16)((1u << n) - 1);
+}
+
+static inline __mmask32 avx512_m32(size_t n)
+{
+	return n >= 32 ? 0xffffffffu : (__mmask32)((1u << n) - 1);
+}
+
+static inline __mmask64 avx512_m64(size_t n)
+{
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* Row @i of a lane, masked to @cm bytes, or zeros (no access) past @nr rows. */
+static inline __m128i avx512_ldm(const char *src, size_t sld, size_t i,
+				 size_t nr, __mmask16 cm)
+{
+	return i < nr ? _mm_maskz_loadu_epi8(cm, src + i * sld) : _mm_setzero_si128();
+}
+
+#define LDM1(s, sld, i, n, nr, cm)	avx512_ldm((s), (sld), (i), (nr), (cm))
+#define LDM2(s, sld, i, n, nr, cm)					\
+	_mm256_inserti128_si256(_mm256_castsi128_si256(			\
+		avx512_ldm((s), (sld), (i), (nr), (cm))),		\
+		avx512_ldm((s), (sld), (i) + (n), (nr), (cm)), 1)
+static inline __m512i avx512_ldm4(const char *s, size_t sld, size_t i, size_t n,
+				  size_t nr, __mmask16 cm)
+{
+	__m512i v = _mm512_castsi128_si512(avx512_ldm(s, sld, i, nr, cm));
+
+	v = _mm512_inserti32x4(v, avx512_ldm(s, sld, i + n, nr, cm), 1);
+	v = _mm512_inserti32x4(v, avx512_ldm(s, sld, i + 2 * n, nr, cm), 2);
+	return _mm512_inserti32x4(v, avx512_ldm(s, sld, i + 3 * n, nr, cm), 3);
+}
+#define LDM4(s, sld, i, n, nr, cm)	avx512_ldm4((s), (sld), (i), (n), (nr), (cm))
+#define STM1(p, v, b)	_mm_mask_storeu_epi8((p), avx512_m16(b), (v))
+#define STM2(p, v, b)	_mm256_mask_storeu_epi8((p), avx512_m32(b), (v))
+#define STM4(p, v, b)	_mm512_mask_storeu_epi8((p), avx512_m64(b), (v))
+
+/*
+ * A tile of @nr rows (up to L*n) x @nc cols (up to n): rows past @nr and
+ * cols past @nc are neither read nor written.
+ */
+#define AVX512_TILE_M(fn, vec_t, n, es, LDM, STM, unlo, unhi)		\
+static void fn(char *dst, size_t dld, const char *src, size_t sld,	\
+	       size_t nr, size_t nc)					\
+{									\
+	__mmask16 cm = avx512_m16(nc * (es));				\
+	vec_t r_[n];							\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (n); i_++)				\
+		r_[i_] = LDM(src, sld, (size_t)i_, (n), nr, cm);	\
+	TC_TILE_BODY(vec_t, n, unlo, unhi)				\
+	for (size_t i_ = 0; i_ < nc; i_++)				\
+		STM(dst + i_ * dld, r_[i_], nr * (es));			\
+}
+AVX512_TILE_M(avx512_tm1_l4, __m512i, 16, 1, LDM4, STM4, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
+AVX512_TILE_M(avx512_tm2_l4, __m512i, 8, 2, LDM4, STM4, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16)
+AVX512_TILE_M(avx512_tm4_l4, __m512i, 4, 4, LDM4, STM4, _mm512_unpacklo_epi32, _mm512_unpackhi_epi32)
+AVX512_TILE_M(avx512_tm8_l4, __m512i, 2, 8, LDM4, STM4, _mm512_unpacklo_epi64, _mm512_unpackhi_epi64)
+AVX512_TILE_M(avx512_tm1_l2, __m256i, 16, 1, LDM2, STM2, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
+AVX512_TILE_M(avx512_tm2_l2, __m256i, 8, 2, LDM2, STM2, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16)
+AVX512_TILE_M(avx512_tm4_l2, __m256i, 4, 4, LDM2, STM2, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32)
+AVX512_TILE_M(avx512_tm8_l2, __m256i, 2, 8, LDM2, STM2, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64)
+AVX512_TILE_M(avx512_tm1_l1, __m128i, 16, 1, LDM1, STM1, _mm_unpacklo_epi8, _mm_unpackhi_epi8)
+AVX512_TILE_M(avx512_tm2_l1, __m128i, 8, 2, LDM1, STM1, _mm_unpacklo_epi16, _mm_unpackhi_epi16)
+AVX512_TILE_M(avx512_tm4_l1, __m128i, 4, 4, LDM1, STM1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
+AVX512_TILE_M(avx512_tm8_l1, __m128i, 2, 8, LDM1, STM1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
+
+/*
+ * Bands of 4, 2 and 1 lanes (their column edges masked), then the last
+ * rows (fewer than one lane's n) as masked one-lane tiles.
+ */
 #define AVX512_TR(es, n)						\
 static void avx512_tr##es(char *dst, size_t dld, const char *src,	\
 			  size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
 	TC_BLOCK_BAND(avx512_tile##es##_l4, avx512_tile##es##_l4_nt,	\
-		      4 * n, n, es, 64)					\
+		      4 * n, n, es, 64, avx512_tm##es##_l4)		\
 	TC_BLOCK_BAND(avx512_tile##es##_l2, avx512_tile##es##_l2_nt,	\
-		      2 * n, n, es, 32)					\
+		      2 * n, n, es, 32, avx512_tm##es##_l2)		\
 	TC_BLOCK_BAND(avx512_tile##es##_l1, avx512_tile##es##_l1_nt,	\
-		      n, n, es, 16)					\
+		      n, n, es, 16, avx512_tm##es##_l1)		\
 	if (r < rows)							\
-		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
-				    rows - r, cols, es);		\
+		for (size_t c = 0; c < cols; c += n)			\
+			avx512_tm##es##_l1(dst + c * dld + r * es, dld,	\
+					   src + r * sld + c * es, sld,	\
+					   rows - r, cols - c < n ? cols - c : n); \
 }
 AVX512_TR(1, 16)
 AVX512_TR(2, 8)
 AVX512_TR(4, 4)
 AVX512_TR(8, 2)
+
+/* ---- whole fractals ---------------------------------------------------------- */
+
+/*
+ * A B x B fractal of 32-byte rows (B = 16 for 16-bit, 32 for 8-bit) is
+ * 2B/4 full vectors, two rows each. Lane shuffles regroup them so that
+ * lane l of X[k] is row k (or 16 + k) of one of the four quarter blocks,
+ * an in-lane transpose turns rows into columns, and lane shuffles put the
+ * columns back together as destination rows: 64-byte loads and stores
+ * only (a fractal is shorter than the 32-row 16-bit tile, which would run
+ * it as two 256-bit halves).
+ */
+#define AVX512_FRACTAL(fn, B, unlo, unhi)				\
+static void fn(char *dst, const char *src, int nt)			\
+{									\
+	__m512i in_[B / 2], r_[B / 2];					\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (B) / 2; i_++)				\
+		in_[i_] = LD(src + 64 * i_);				\
+	_Pragma("GCC unroll 16")					\
+	for (int k_ = 0; k_ < (B) / 2; k_++)				\
+		r_[k_] = (k_ & 1) ?					\
+			_mm512_shuffle_i32x4(in_[k_ / 2], in_[(B) / 4 + k_ / 2], 0xee) : \
+			_mm512_shuffle_i32x4(in_[k_ / 2], in_[(B) / 4 + k_ / 2], 0x44); \
+	TC_TILE_BODY(__m512i, (B) / 2, unlo, unhi)			\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (B) / 2; i_++)				\
+		in_[i_] = i_ < (B) / 4 ?				\
+			_mm512_shuffle_i32x4(r_[2 * i_], r_[2 * i_ + 1], 0x88) : \
+			_mm512_shuffle_i32x4(r_[2 * i_ - (B) / 2],	\
+					     r_[2 * i_ - (B) / 2 + 1], 0xdd); \
+	if (nt && !((uintptr_t)dst & 63)) {				\
+		_Pragma("GCC unroll 16")				\
+		for (int i_ = 0; i_ < (B) / 2; i_++)			\
+			NT4(dst + 64 * i_, in_[i_]);			\
+	} else {							\
+		_Pragma("GCC unroll 16")				\
+		for (int i_ = 0; i_ < (B) / 2; i_++)			\
+			ST(dst + 64 * i_, in_[i_]);			\
+	}								\
+}
+AVX512_FRACTAL(avx512_fractal1, 32, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
+AVX512_FRACTAL(avx512_fractal2, 16, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16)
+
+/* ---- few rows: a permute program (VBMI) ------------------------------------- */
+
+/*
+ * Byte permutes over 64-byte vectors (struct tc_fr_plan): the first two
+ * rows of an output with one vpermt2b, every further row with a masked
+ * vpermb, the pattern with a masked move. For C = 3 f32: 3 loads,
+ * 6 permutes, 3 stores per 16 pixels.
+ */
+static int avx512_has_vbmi(void)
+{
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("avx512vbmi");
+}
+
+static int avx512_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
+			     size_t pad, const unsigned char pat[64])
+{
+	if (!avx512_has_vbmi())
+		return -1;
+	return tc_fr_build(prog, 64, 1, 1, rows, es, dld, pad, pat);
+}
+
+/*
+ * One instance per row count R, so the R row vectors stay in registers
+ * and an output is straight-line code: R - 1 permutes (rows 0 and 1 share
+ * a vpermt2b), a masked move for the pattern, a store.
+ */
+#define AVX512_FR_OUT(R)						\
+	({								\
+		__m512i a_ = (R) > 1 ?					\
+			_mm512_permutex2var_epi8(v[0], LD(p->idx[t][0]), v[(R) > 1]) : \
+			_mm512_permutexvar_epi8(LD(p->idx[t][0]), v[0]); \
+		_Pragma("GCC unroll 8")					\
+		for (int r_ = 2; r_ < (R); r_++)			\
+			a_ = _mm512_mask_permutexvar_epi8(a_, p->k[t][r_], \
+							  LD(p->idx[t][r_]), v[r_]); \
+		if (p->patk[t])						\
+			a_ = _mm512_mask_mov_epi8(a_, p->patk[t], LD(p->patv[t])); \
+		a_;							\
+	})
+
+#define AVX512_FR_RUN(R)						\
+__attribute__((target("avx512vbmi")))					\
+static void avx512_fr_run##R(const struct tc_fr_plan *p, char *dst,	\
+			     const char *src, size_t sld, size_t cols, int nt) \
+{									\
+	size_t c = 0, S = p->per, T = p->T, t;				\
+	__m512i v[R];							\
+									\
+	nt = nt && !p->gaps && !((uintptr_t)dst & 63);			\
+	for (; c + S <= cols; c += S) {					\
+		_Pragma("GCC unroll 8")					\
+		for (int r = 0; r < (R); r++)				\
+			v[r] = LD(src + r * sld + c * p->es);		\
+		for (t = 0; t < T; t++, dst += 64) {			\
+			__m512i acc = AVX512_FR_OUT(R);			\
+									\
+			if (p->gaps)					\
+				_mm512_mask_storeu_epi8(dst, p->storek[t], acc); \
+			else if (nt)					\
+				NT4(dst, acc);				\
+			else						\
+				ST(dst, acc);				\
+		}							\
+	}								\
+	if (c < cols) {		/* the last span, masked at both ends */ \
+		__mmask64 lm = avx512_m64((cols - c) * p->es);		\
+		size_t left = (cols - c) * p->dld;			\
+									\
+		for (int r = 0; r < (R); r++)				\
+			v[r] = _mm512_maskz_loadu_epi8(lm, src + r * sld + c * p->es); \
+		for (t = 0; t * 64 < left; t++, dst += 64)		\
+			_mm512_mask_storeu_epi8(dst, p->storek[t] &	\
+						avx512_m64(left - t * 64), \
+						AVX512_FR_OUT(R));	\
+	}								\
+}
+AVX512_FR_RUN(1)
+AVX512_FR_RUN(2)
+AVX512_FR_RUN(3)
+AVX512_FR_RUN(4)
+AVX512_FR_RUN(5)
+AVX512_FR_RUN(6)
+AVX512_FR_RUN(7)
+AVX512_FR_RUN(8)
+
+/*
+ * Dense rows (no pad, no gap: T == R), R <= 4: all R x R tables and masks
+ * in registers for the whole run (C = 3 f32: 3 loads, 3 vpermt2b,
+ * 3 masked vpermb, 3 stores per 16 pixels and nothing else).
+ */
+#define AVX512_FR_DENSE(R)						\
+__attribute__((target("avx512vbmi")))					\
+static void avx512_fr_dense##R(const struct tc_fr_plan *p, char *dst,	\
+			       const char *src, size_t sld, size_t cols, int nt) \
+{									\
+	__m512i ix[R][R], v[R], o[R];					\
+	__mmask64 k[R][R];						\
+	size_t c = 0, S = p->per;					\
+									\
+	for (int t = 0; t < (R); t++)					\
+		for (int r = 0; r < (R); r++) {				\
+			ix[t][r] = LD(p->idx[t][r]);			\
+			k[t][r] = p->k[t][r];				\
+		}							\
+	nt = nt && !((uintptr_t)dst & 63);				\
+	for (; c + S <= cols; c += S, dst += 64 * (R)) {		\
+		_Pragma("GCC unroll 4")					\
+		for (int r = 0; r < (R); r++)				\
+			v[r] = LD(src + r * sld + c * p->es);		\
+		_Pragma("GCC unroll 4")					\
+		for (int t = 0; t < (R); t++) {				\
+			o[t] = _mm512_permutex2var_epi8(v[0], ix[t][0], v[1]); \
+			_Pragma("GCC unroll 4")				\
+			for (int r = 2; r < (R); r++)			\
+				o[t] = _mm512_mask_permutexvar_epi8(o[t], k[t][r], \
+								    ix[t][r], v[r]); \
+		}							\
+		if (nt) {						\
+			_Pragma("GCC unroll 4")				\
+			for (int t = 0; t < (R); t++)			\
+				NT4(dst + 64 * t, o[t]);		\
+		} else {						\
+			_Pragma("GCC unroll 4")				\
+			for (int t = 0; t < (R); t++)			\
+				ST(dst + 64 * t, o[t]);			\
+		}							\
+	}								\
+	if (c < cols)							\
+		avx512_fr_run##R(p, dst, src + c * p->es, sld, cols - c, 0); \
+}
+AVX512_FR_DENSE(2)
+AVX512_FR_DENSE(3)
+AVX512_FR_DENSE(4)
+
+static void avx512_fr_run(const void *prog, char *dst, const char *src,
+			  size_t sld, size_t cols, int nt)
+{
+	static void (*const dense[5])(const struct tc_fr_plan *, char *,
+				      const char *, size_t, size_t, int) = {
+		NULL, NULL, avx512_fr_dense2, avx512_fr_dense3, avx512_fr_dense4,
+	};
+	static void (*const run[TC_FR_MAXROWS])(const struct tc_fr_plan *, char *,
+						  const char *, size_t, size_t, int) = {
+		avx512_fr_run1, avx512_fr_run2, avx512_fr_run3, avx512_fr_run4,
+		avx512_fr_run5, avx512_fr_run6, avx512_fr_run7, avx512_fr_run8,
+	};
+	const struct tc_fr_plan *p = prog;
+
+	if (p->T == p->rows && p->rows >= 2 && p->rows <= 4 && !p->gaps)
+		dense[p->rows](p, dst, src, sld, cols, nt);
+	else
+		run[p->rows - 1](p, dst, src, sld, cols, nt);
+}
+
+/* ---- copies and fills ----------------------------------------------------------- */
 
 static void avx512_copy(char *dst, const char *src, size_t n, int nt)
 {
@@ -126,6 +409,14 @@ static void avx512_runs(char *dst, size_t dld, const char *src, size_t sld,
 	TC_RUNS_VEC(64, LD, ST, NT4)
 	TC_RUNS_VEC(32, LDV2, ST2, NT2)
 	TC_RUNS_VEC(16, LDV1, ST1, NT1)
+	if (run < 64) {		/* one masked load and store per run */
+		__mmask64 m = avx512_m64(run);
+
+		for (size_t i = 0; i < count; i++)
+			_mm512_mask_storeu_epi8(dst + i * dld, m,
+						_mm512_maskz_loadu_epi8(m, src + i * sld));
+		return;
+	}
 	for (size_t i = 0; i < count; i++)
 		avx512_copy(dst + i * dld, src + i * sld, run, nt);
 }
@@ -137,7 +428,7 @@ static void avx512_fill(char *dst, const unsigned char pat[64], size_t n, int nt
 	size_t i = 0;
 
 	if (n < 64) {
-		memcpy(dst, pat, n);
+		_mm512_mask_storeu_epi8(dst, avx512_m64(n), LD(pat));
 		return;
 	}
 	if (nt) {
@@ -169,6 +460,9 @@ static const struct tc_kernels avx512_kernels = {
 	.fill = avx512_fill,
 	.runs = avx512_runs,
 	.transpose = { avx512_tr1, avx512_tr2, avx512_tr4, avx512_tr8 },
+	.fr_prepare = avx512_fr_prepare,
+	.fr_run = avx512_fr_run,
+	.fractal = { avx512_fractal1, avx512_fractal2, NULL, NULL },
 	.sfence = avx512_sfence,
 };
 

@@ -46,15 +46,71 @@ static void neon_tr##es(char *dst, size_t dld, const char *src,	\
 			size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
-	TC_BLOCK_BAND(neon_tile##es, neon_tile##es, n, n, es, 16)	\
+	TC_BLOCK_BAND(neon_tile##es, neon_tile##es, n, n, es, 16, tc_edge##es)	\
 	if (r < rows)							\
-		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
-				    rows - r, cols, es);		\
+		tc_edge##es(dst + r * es, dld, src + r * sld, sld,	\
+			    rows - r, cols);				\
 }
 NEON_TR(1, 16)
 NEON_TR(2, 8)
 NEON_TR(4, 4)
 NEON_TR(8, 2)
+
+/*
+ * Few rows, dense (an NHWC image of C = 2..4): a structure store
+ * interleaves 2, 3 or 4 registers element by element, which is exactly
+ * this transpose: one load per row and one store per 16 bytes of each.
+ */
+struct neon_fr {
+	size_t rows, dld;
+	unsigned es;
+	unsigned char pat[64];
+};
+
+static int neon_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
+			   size_t pad, const unsigned char pat[64])
+{
+	struct neon_fr *p = prog;
+
+	if (pad || rows < 2 || rows > 4 || dld != rows * es)
+		return -1;
+	p->rows = rows, p->dld = dld, p->es = es;
+	memcpy(p->pat, pat, 64);
+	return 0;
+}
+
+#define NEON_FR_LOOP(n, w, vt, ld, st)					\
+	for (; c + 16 / sizeof(w) <= cols; c += 16 / sizeof(w)) {	\
+		vt v_;							\
+		for (int r_ = 0; r_ < (n); r_++)			\
+			v_.val[r_] = ld((const w *)(src + r_ * sld + c * sizeof(w))); \
+		st((w *)(dst + c * (n) * sizeof(w)), v_);		\
+	}
+
+#define NEON_FR_CASE(n, bits, lanes)					\
+	case (n) * 16 + (bits) / 8:					\
+		NEON_FR_LOOP(n, uint##bits##_t, uint##bits##x##lanes##x##n##_t, \
+			     vld1q_u##bits, vst##n##q_u##bits)		\
+		break;
+
+static void neon_fr_run(const void *prog, char *dst, const char *src,
+			size_t sld, size_t cols, int nt)
+{
+	const struct neon_fr *p = prog;
+	size_t c = 0;
+
+	switch (p->rows * 16 + p->es) {
+#define X(n) NEON_FR_CASE(n, 8, 16) NEON_FR_CASE(n, 16, 8) NEON_FR_CASE(n, 32, 4) \
+	NEON_FR_CASE(n, 64, 2)
+	X(2) X(3) X(4)
+#undef X
+	default:
+		break;
+	}
+	if (c < cols)
+		tc_fr_tail(dst + c * p->dld, p->dld, src + c * p->es, sld, p->rows,
+			   cols - c, p->es, 0, p->pat);
+}
 
 static void neon_copy(char *dst, const char *src, size_t n, int nt)
 {
@@ -109,6 +165,8 @@ static const struct tc_kernels neon_kernels = {
 	.fill = neon_fill,
 	.runs = neon_runs,
 	.transpose = { neon_tr1, neon_tr2, neon_tr4, neon_tr8 },
+	.fr_prepare = neon_fr_prepare,
+	.fr_run = neon_fr_run,
 	.sfence = NULL,
 };
 

@@ -31,10 +31,10 @@ static void sse2_tr##es(char *dst, size_t dld, const char *src,	\
 			size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
-	TC_BLOCK_BAND(sse2_tile##es, sse2_tile##es##_nt, n, n, es, 16)	\
+	TC_BLOCK_BAND(sse2_tile##es, sse2_tile##es##_nt, n, n, es, 16, tc_edge##es)	\
 	if (r < rows)							\
-		tc_transpose_scalar(dst + r * es, dld, src + r * sld, sld, \
-				    rows - r, cols, es);		\
+		tc_edge##es(dst + r * es, dld, src + r * sld, sld,	\
+			    rows - r, cols);				\
 }
 SSE2_TR(1, 16)
 SSE2_TR(2, 8)

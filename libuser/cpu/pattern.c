@@ -3,8 +3,8 @@
  * pattern.c - shape analysis and loops shared by the SIMD executors.
  *
  * A descriptor is normalised (unit dims dropped, dims whose strides chain
- * merged, strides in bytes) and then run by the first rule that fits
- * (descriptors writing 4 MB or more use non-temporal stores, see
+ * merged, strides in bytes) and analysed into an op by the first rule that
+ * fits (descriptors writing 4 MB or more use non-temporal stores, see
  * TC_BLOCK_BAND):
  *
  *   contiguous      one run on both sides          -> k->copy (wide, NT)
@@ -16,8 +16,11 @@
  *                   along the destination-sequential dim
  *   long runs       a dim contiguous on both sides -> k->copy per run
  *                   (outer dims of runs and tiles in blocks, source order)
- *   transpose       a dim with dst stride es and one with src stride es
- *                   -> cache blocks of register tiles (k->transpose)
+ *   transpose       a dim with dst stride es and one with src stride es:
+ *                   few rows (rows x es < 64: C = 1..15 images) -> a
+ *                   permute program (k->fr_*); whole fractals (zN <-> nZ)
+ *                   -> k->fractal; otherwise cache blocks of register
+ *                   tiles (k->transpose)
  *   anything else   the descriptor's own loop order, innermost dim
  *                   specialised.
  *
@@ -25,17 +28,24 @@
  * that provably does not overlap itself; otherwise the descriptor runs in
  * the scalar reference's order, so results are always bit-identical.
  *
- * TILECOPY_THREADS=N splits the outermost dimension of large descriptors
- * over N threads (default 1).
+ * Padding: a FILL that writes the tail of every destination row of a
+ * transposing COPY (NCHW -> nChw16c with C = 20: 4 channels copied, 12
+ * zeros) is fused into that COPY when no descriptor between them touches
+ * those rows: the rows are then written whole, data and zeros by the same
+ * stores (non-temporal when large) instead of twice.
+ *
+ * Threads (pool.c): an op writing TC_THREAD_MIN bytes or more is cut into
+ * parts of equal size, each up to three boxes of the iteration space,
+ * along the dims outside the kernel first and its own dims last.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu/pattern.h"
+#include "cpu/pool.h"
 
 #define TC_MAXD DRM_TILECOPY_MAX_DIMS
 
@@ -64,9 +74,10 @@
  */
 #define TC_OUTER_BP	64u
 #define TC_OUTER_BQ	4u
-/* Descriptors smaller than this stay on one thread. */
-#define TC_THREAD_MIN	(1u << 20)
-#define TC_MAX_THREADS	64
+/* Ops writing less than this stay on one thread. */
+#define TC_THREAD_MIN	(256u << 10)
+/* How far after a FILL to look for the COPY it pads. */
+#define TC_FUSE_WINDOW	8
 
 struct tc_shape {
 	int nd;
@@ -76,15 +87,113 @@ struct tc_shape {
 	size_t ds[TC_MAXD];	/* bytes */
 };
 
+enum tc_kind {
+	TC_OP_CONTIG,		/* one contiguous run */
+	TC_OP_TRANSPOSE,	/* dims a (rows) x b (cols), elements of tes */
+	TC_OP_RUNS2D,		/* runs of dim c, transposed over a x b */
+	TC_OP_RUNS,		/* runs of dim c, counted along dim in */
+	TC_OP_RUN,		/* runs of dim c of 256 bytes or more */
+	TC_OP_GENERIC,		/* reference order */
+	TC_OP_FILL,
+};
+
+/*
+ * struct tc_op - one descriptor, analysed; or a box of one (a sub-range of
+ * some dims, with the same roles), when split over threads.
+ */
+struct tc_op {
+	const struct tc_kernels *k;
+	struct tc_shape s;
+	const char *src;
+	char *dst;
+	enum tc_kind kind;
+	int a, b, c, in;	/* the dims of the rule, -1 if none */
+	unsigned tes;		/* TRANSPOSE: bytes moved as one element */
+	int nt;
+	int disjoint;		/* the destination provably does not overlap itself */
+	size_t pad;		/* TRANSPOSE: fused FILL bytes after each dst row */
+	const void *fr;		/* TRANSPOSE: few-rows program, or NULL */
+	unsigned char pat[64];	/* FILL pattern; the fused FILL's */
+};
+
+/* ---- element loops ------------------------------------------------------- */
+
 void tc_transpose_scalar(char *dst, size_t dld, const char *src, size_t sld,
 			 size_t rows, size_t cols, unsigned es)
 {
-	size_t r, c;
-
-	for (c = 0; c < cols; c++)
-		for (r = 0; r < rows; r++)
-			memcpy(dst + c * dld + r * es, src + r * sld + c * es, es);
+	switch (es) {
+	case 1: tc_edge1(dst, dld, src, sld, rows, cols); break;
+	case 2: tc_edge2(dst, dld, src, sld, rows, cols); break;
+	case 4: tc_edge4(dst, dld, src, sld, rows, cols); break;
+	default: tc_edge8(dst, dld, src, sld, rows, cols); break;
+	}
 }
+
+void tc_fr_tail(char *dst, size_t dld, const char *src, size_t sld,
+		size_t rows, size_t cols, unsigned es, size_t pad,
+		const unsigned char pat[64])
+{
+	tc_transpose_scalar(dst, dld, src, sld, rows, cols, es);
+	for (size_t c = 0; pad && c < cols; c++) {
+		char *p = dst + c * dld + rows * es;
+
+		for (size_t i = 0; i < pad; i++)
+			p[i] = (char)pat[i & 63];
+	}
+}
+
+/* ---- few-rows programs ------------------------------------------------------ */
+
+_Static_assert(sizeof(struct tc_fr_plan) <= TC_FR_PROG_BYTES,
+	       "few-rows program storage");
+
+/* Output @t of a span: stream bytes [vb t, vb t + vb). */
+static void tc_fr_output(struct tc_fr_plan *p, size_t t, unsigned vb, unsigned unit,
+			 int pair, const unsigned char pat[64])
+{
+	size_t data = p->rows * p->es, line = data + p->pad;
+	unsigned nu = vb / unit;
+
+	for (unsigned u = 0; u < nu; u++) {
+		size_t x = vb * t + u * unit, col = x / p->dld, pos = x % p->dld;
+		size_t r = pos / p->es;
+
+		if (pos < data) {
+			uint8_t i = (uint8_t)((col * p->es + pos % p->es) / unit);
+
+			if (pair && r == 1)	/* the second source of row 0's permute */
+				p->idx[t][0][u] = (uint8_t)(nu + i), p->k[t][0] |= 1ull << u;
+			else
+				p->idx[t][r][u] = i, p->k[t][r] |= 1ull << u;
+			p->storek[t] |= 1ull << u;
+		} else if (pos < line) {
+			memcpy(&p->patv[t][u * unit], &pat[(pos - data) & 63], unit);
+			p->patk[t] |= 1ull << u;
+			p->storek[t] |= 1ull << u;
+		}
+	}
+}
+
+int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
+		size_t rows, unsigned es, size_t dld, size_t pad,
+		const unsigned char pat[64])
+{
+	size_t T = dld / es;
+
+	if (rows > TC_FR_MAXROWS || !rows || T > TC_FR_MAXT || es > vb ||
+	    es % unit || dld % es || pad % unit)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	p->rows = rows, p->dld = dld, p->pad = pad, p->es = es, p->T = T;
+	p->per = vb / es;
+	p->gaps = rows * es + pad < dld;
+	memcpy(p->pat, pat, 64);
+	for (size_t t = 0; t < T; t++)
+		tc_fr_output(p, t, vb, unit, pair, pat);
+	return 0;
+}
+
+/* ---- shapes --------------------------------------------------------------- */
 
 /* Drop unit dims, merge dims whose strides chain on both sides. */
 static void tc_shape_init(struct tc_shape *s, const struct drm_tilecopy_desc *d)
@@ -134,7 +243,7 @@ static size_t tc_shape_elems(const struct tc_shape *s)
  */
 static int tc_shape_dst_disjoint(const struct tc_shape *s)
 {
-	int used[TC_MAXD] = { 0 };
+	int used[TC_MAXD + 2] = { 0 };
 	size_t span = s->es;
 	int i, k;
 
@@ -145,7 +254,7 @@ static int tc_shape_dst_disjoint(const struct tc_shape *s)
 			if (!used[k] && (best < 0 || s->ds[k] < s->ds[best]))
 				best = k;
 		used[best] = 1;
-		if (s->ds[best] < span)
+		if (s->ext[best] > 1 && s->ds[best] < span)
 			return 0;
 		span = s->ds[best] * (s->ext[best] - 1) + span;
 	}
@@ -263,6 +372,11 @@ static void tc_foreach_blocked(const struct tc_shape *s, unsigned skip,
 	tc_foreach(s, skip | (1u << p) | (1u << q), src, dst, tc_blk_point, &b);
 }
 
+static unsigned tc_dimbit(int d)
+{
+	return d >= 0 ? 1u << d : 0;
+}
+
 /* ---- runs ------------------------------------------------------------ */
 
 struct tc_run_ctx {
@@ -326,17 +440,21 @@ static void tc_runs2d_point(void *ctx, const char *src, char *dst)
 /* ---- transposes --------------------------------------------------------- */
 
 struct tc_tr_ctx {
+	const struct tc_kernels *k;
 	void (*fn)(char *dst, size_t dld, const char *src, size_t sld,
 		   size_t rows, size_t cols, int nt);
 	unsigned es;
 	int nt;
-	size_t rows, cols, sld, dld, rb, cb;
+	size_t rows, cols, sld, dld, rb, cb, pad;
+	const void *fr;
+	const unsigned char *pat;
 };
 
 static void tc_tr_point(void *ctx, const char *src, char *dst)
 {
 	const struct tc_tr_ctx *c = ctx;
 	size_t r0, c0;
+
 
 	for (r0 = 0; r0 < c->rows; r0 += c->rb) {
 		size_t nr = c->rows - r0 < c->rb ? c->rows - r0 : c->rb;
@@ -347,8 +465,27 @@ static void tc_tr_point(void *ctx, const char *src, char *dst)
 			char *d = dst + c0 * c->dld + r0 * c->es;
 
 			c->fn(d, c->dld, s, c->sld, nr, nc, c->nt);
+			/* a fused FILL: the rows' tails, while they are in L1 */
+			if (c->pad && r0 + nr == c->rows)
+				for (size_t j = 0; j < nc; j++)
+					c->k->fill(d + j * c->dld + nr * c->es, c->pat,
+						   c->pad, 0);
 		}
 	}
+}
+
+static void tc_fr_point(void *ctx, const char *src, char *dst)
+{
+	const struct tc_tr_ctx *c = ctx;
+
+	c->k->fr_run(c->fr, dst, src, c->sld, c->cols, c->nt);
+}
+
+static void tc_fractal_point(void *ctx, const char *src, char *dst)
+{
+	const struct tc_tr_ctx *c = ctx;
+
+	c->k->fractal[c->es == 1 ? 0 : 1](dst, src, c->nt);
 }
 
 static size_t tc_block_of(size_t n, unsigned es, size_t bytes)
@@ -363,25 +500,59 @@ static size_t tc_block_of(size_t n, unsigned es, size_t bytes)
 	return b;
 }
 
+static unsigned tc_log2es(unsigned es)
+{
+	return es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3;
+}
+
 /*
  * Transpose over dims @a (dst-contiguous: rows) and @b (src-contiguous:
- * cols) with elements of @es bytes (1, 2, 4, 8; possibly a run of smaller
+ * cols) with elements of @tes bytes (1, 2, 4, 8; possibly a run of smaller
  * elements moved as one).
  */
-static void tc_run_transpose(const struct tc_kernels *k, const struct tc_shape *s,
-			     int a, int b, unsigned es, unsigned skip,
-			     const char *src, char *dst, int nt)
+static int tc_op_transpose(const struct tc_op *op)
 {
+	const struct tc_shape *s = &op->s;
+	const struct tc_kernels *k = op->k;
+	unsigned skip = tc_dimbit(op->a) | tc_dimbit(op->b) | tc_dimbit(op->c);
 	struct tc_tr_ctx c = {
-		.es = es, .rows = s->ext[a], .cols = s->ext[b],
-		.sld = s->ss[a], .dld = s->ds[b], .nt = nt,
+		.k = k, .es = op->tes, .rows = s->ext[op->a], .cols = s->ext[op->b],
+		.sld = s->ss[op->a], .dld = s->ds[op->b], .nt = op->nt,
+		.pad = op->pad, .pat = op->pat, .fr = op->fr,
 	};
+	tc_point_fn point = tc_tr_point;
 
-	c.fn = k->transpose[es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3];
-	c.rb = tc_block_of(c.rows, es, TC_BLOCK_ROW_BYTES);
-	c.cb = tc_block_of(c.cols, es, TC_BLOCK_COL_BYTES);
-	tc_foreach_blocked(s, skip | (1u << a) | (1u << b), TC_OUTER_BP,
-			   TC_OUTER_BQ, src, dst, tc_tr_point, &c);
+	c.fn = k->transpose[tc_log2es(c.es)];
+	if (c.fr) {
+		point = tc_fr_point;
+	} else if (!c.pad && c.rows == 32 / c.es && c.cols == c.rows &&
+		   c.sld == 32 && c.dld == 32 && k->fractal[tc_log2es(c.es)]) {
+		point = tc_fractal_point;
+	} else {
+		c.rb = tc_block_of(c.rows, c.es, TC_BLOCK_ROW_BYTES);
+		c.cb = tc_block_of(c.cols, c.es, TC_BLOCK_COL_BYTES);
+		if (c.pad)	/* data and tails by different stores */
+			c.nt = 0;
+	}
+	tc_foreach_blocked(s, skip, TC_OUTER_BP, TC_OUTER_BQ, op->src, op->dst,
+			   point, &c);
+	return c.nt;
+}
+
+/* ---- fills --------------------------------------------------------------- */
+
+struct tc_fill_ctx {
+	const struct tc_kernels *k;
+	const unsigned char *pat;
+	size_t bytes;
+	int nt;
+};
+
+static void tc_fill_point(void *ctx, const char *src, char *dst)
+{
+	const struct tc_fill_ctx *c = ctx;
+
+	c->k->fill(dst, c->pat, c->bytes, c->nt);
 }
 
 /* ---- the reference-order loop -------------------------------------------- */
@@ -426,247 +597,493 @@ static void tc_run_generic(const struct tc_shape *s, const char *src, char *dst)
 	tc_foreach(s, 1u, src, dst, tc_gen_point, &c);
 }
 
-/* ---- COPY ---------------------------------------------------------------- */
+/* ---- analysis ------------------------------------------------------------ */
 
-/* Runs one (sub-)shape; returns non-zero if it used non-temporal stores. */
-static int tc_copy_shape(const struct tc_kernels *k, const struct tc_shape *s,
-			 const char *src, char *dst, int nt)
+/* Sets the rule of a COPY op: kind and role dims (tc_copy_shape's rules). */
+static void tc_op_analyse_copy(struct tc_op *op)
 {
-	int disjoint = tc_shape_dst_disjoint(s);
-	int c, a, b;
+	const struct tc_shape *s = &op->s;
+	int c = -1, a, b;
 
-	c = -1;
+	op->a = op->b = op->c = op->in = -1;
+	op->tes = s->es;
 	for (a = 0; a < s->nd; a++)
 		if (s->ss[a] == s->es && s->ds[a] == s->es)
 			c = a;
 	if (c >= 0 && s->nd == 1) {
-		k->copy(dst, src, s->ext[0] * s->es, nt);
-		return nt;
+		op->kind = TC_OP_CONTIG;
+		op->c = c;
+		return;
 	}
-	if (!disjoint) {
-		tc_run_generic(s, src, dst);
-		return 0;
-	}
+	op->kind = TC_OP_GENERIC;
+	op->disjoint = tc_shape_dst_disjoint(s);
+	if (!op->disjoint)
+		return;
 	if (c >= 0) {
 		size_t run = s->ext[c] * s->es;
 
-		/* runs of 2..8 bytes, transposed: a transpose of wider elements */
-		if (run <= 8 && !(run & (run - 1))) {
-			a = tc_find_dim(s, 0, run, c);
-			b = tc_find_dim(s, 1, run, a);
-			if (a >= 0 && b >= 0 && a != c && b != c) {
-				tc_run_transpose(k, s, a, b, (unsigned)run, 1u << c,
-						 src, dst, nt);
-				return nt;
-			}
-		}
+		op->c = c;
 		a = tc_find_dim(s, 0, run, c);
 		b = tc_find_dim(s, 1, run, a);
-		if (run < 256 && a >= 0 && b >= 0 && a != c && b != c) {
-			struct tc_runs2d_ctx rc = {
-				.k = k, .run = run, .nt = nt,
-				.rows = s->ext[a], .cols = s->ext[b],
-				.sld = s->ss[a], .dld = s->ds[b],
-				.rb = TC_RUNS_ROW_BYTES / run ? TC_RUNS_ROW_BYTES / run : 1,
-				.cb = TC_RUNS_COL_BYTES / run ? TC_RUNS_COL_BYTES / run : 1,
-			};
-
-			/*
-			 * Rows whose stride is a multiple of 64 KB (zN columns of
-			 * 4096 rows) share L2 sets: at most 8 of them at once,
-			 * the L2 is 8-way. Measured zN -> RowMajor: 16 streams
-			 * 0.55x memcpy, 8 streams 0.9x.
-			 */
-			if (!(rc.sld & 0xffff) && rc.rb > 8)
-				rc.rb = 8;
-			tc_foreach(s, (1u << a) | (1u << b) | (1u << c), src, dst,
-				   tc_runs2d_point, &rc);
-			return nt;
-		}
-		if (run < 256) {
-			/* short runs (fractals): in destination order */
-			struct tc_runs_ctx rc = { .k = k, .run = run, .nt = nt };
-			int in = -1;
-
+		if (run <= 8 && !(run & (run - 1)) && a >= 0 && b >= 0 &&
+		    a != c && b != c) {
+			/* runs of 2..8 bytes, transposed: wider elements */
+			op->kind = TC_OP_TRANSPOSE;
+			op->a = a, op->b = b, op->tes = (unsigned)run;
+		} else if (run < 256 && a >= 0 && b >= 0 && a != c && b != c) {
+			op->kind = TC_OP_RUNS2D;
+			op->a = a, op->b = b;
+		} else if (run < 256) {
+			op->kind = TC_OP_RUNS;
 			for (a = 0; a < s->nd; a++)
-				if (a != c && (in < 0 || s->ds[a] < s->ds[in]))
-					in = a;
-			rc.count = s->ext[in];
-			rc.sld = s->ss[in];
-			rc.dld = s->ds[in];
-			tc_foreach_blocked(s, (1u << c) | (1u << in), TC_OUTER_BP,
-					   TC_OUTER_BQ, src, dst, tc_runs_point, &rc);
-			return nt;
+				if (a != c && (op->in < 0 || s->ds[a] < s->ds[op->in]))
+					op->in = a;
+		} else {
+			op->kind = TC_OP_RUN;
 		}
-		{
-			struct tc_run_ctx rc = { .k = k, .bytes = run, .nt = nt };
-
-			tc_foreach_blocked(s, 1u << c, TC_OUTER_BP, TC_OUTER_BQ,
-					   src, dst, tc_run_point, &rc);
-			return nt;
-		}
+		return;
 	}
 	a = tc_find_dim(s, 0, s->es, -1);
 	b = tc_find_dim(s, 1, s->es, a);
 	if (a >= 0 && b >= 0) {
-		tc_run_transpose(k, s, a, b, s->es, 0, src, dst, nt);
+		op->kind = TC_OP_TRANSPOSE;
+		op->a = a, op->b = b;
+	}
+}
+
+/* Only the fields every op uses are set here (this runs once per call). */
+static void tc_op_init(struct tc_op *op, const struct tc_kernels *k,
+		       const struct drm_tilecopy_desc *d, const void *src, void *dst)
+{
+	op->k = k;
+	tc_shape_init(&op->s, d);
+	op->tes = op->s.es;
+	op->dst = (char *)dst + d->dst;
+	op->nt = tc_shape_elems(&op->s) * op->s.es >= TC_NT_THRESHOLD;
+	op->pad = 0;
+	op->fr = NULL;
+	op->disjoint = 1;
+	if (d->op == DRM_TILECOPY_OP_FILL) {
+		op->src = NULL;
+		op->kind = TC_OP_FILL;
+		op->disjoint = tc_shape_dst_disjoint(&op->s);
+		op->a = op->b = op->in = op->c = -1;
+		for (unsigned i = 0; i < 64; i++)
+			op->pat[i] = (unsigned char)(d->value >> (8 * (i % op->s.es)));
+		/* every element gets the same bytes: any order is the same */
+		for (int j = 0; j < op->s.nd; j++)
+			if (op->s.ds[j] == op->s.es)
+				op->c = j;
+		return;
+	}
+	op->src = (const char *)src + d->src;
+	tc_op_analyse_copy(op);
+}
+
+/* ---- running an op (or a box of one) --------------------------------------- */
+
+/* Returns non-zero if it used non-temporal stores. */
+static int tc_op_run(const struct tc_op *op)
+{
+	const struct tc_shape *s = &op->s;
+	const struct tc_kernels *k = op->k;
+	int nt = op->nt;
+
+	switch (op->kind) {
+	case TC_OP_CONTIG:
+		k->copy(op->dst, op->src, s->ext[0] * s->es, nt);
+		return nt;
+	case TC_OP_TRANSPOSE:
+		return tc_op_transpose(op);
+	case TC_OP_RUNS2D: {
+		size_t run = s->ext[op->c] * s->es;
+		struct tc_runs2d_ctx rc = {
+			.k = k, .run = run, .nt = nt,
+			.rows = s->ext[op->a], .cols = s->ext[op->b],
+			.sld = s->ss[op->a], .dld = s->ds[op->b],
+			.rb = TC_RUNS_ROW_BYTES / run ? TC_RUNS_ROW_BYTES / run : 1,
+			.cb = TC_RUNS_COL_BYTES / run ? TC_RUNS_COL_BYTES / run : 1,
+		};
+
+		/*
+		 * Rows whose stride is a multiple of 64 KB (zN columns of
+		 * 4096 rows) share L2 sets: at most 8 of them at once,
+		 * the L2 is 8-way. Measured zN -> RowMajor: 16 streams
+		 * 0.55x memcpy, 8 streams 0.9x.
+		 */
+		if (!(rc.sld & 0xffff) && rc.rb > 8)
+			rc.rb = 8;
+		tc_foreach(s, tc_dimbit(op->a) | tc_dimbit(op->b) | tc_dimbit(op->c),
+			   op->src, op->dst, tc_runs2d_point, &rc);
 		return nt;
 	}
-	tc_run_generic(s, src, dst);
-	return 0;
-}
+	case TC_OP_RUNS: {
+		struct tc_runs_ctx rc = {
+			.k = k, .run = s->ext[op->c] * s->es, .nt = nt,
+			.count = s->ext[op->in], .sld = s->ss[op->in],
+			.dld = s->ds[op->in],
+		};
 
-/* ---- FILL ---------------------------------------------------------------- */
+		tc_foreach_blocked(s, tc_dimbit(op->c) | tc_dimbit(op->in),
+				   TC_OUTER_BP, TC_OUTER_BQ, op->src, op->dst,
+				   tc_runs_point, &rc);
+		return nt;
+	}
+	case TC_OP_RUN: {
+		struct tc_run_ctx rc = {
+			.k = k, .bytes = s->ext[op->c] * s->es, .nt = nt,
+		};
 
-struct tc_fill_ctx {
-	const struct tc_kernels *k;
-	unsigned char pat[64];
-	size_t bytes;
-	int nt;
-};
+		tc_foreach_blocked(s, tc_dimbit(op->c), TC_OUTER_BP, TC_OUTER_BQ,
+				   op->src, op->dst, tc_run_point, &rc);
+		return nt;
+	}
+	case TC_OP_FILL: {
+		struct tc_fill_ctx fc = { .k = k, .pat = op->pat };
 
-static void tc_fill_point(void *ctx, const char *src, char *dst)
-{
-	const struct tc_fill_ctx *c = ctx;
-
-	c->k->fill(dst, c->pat, c->bytes, c->nt);
-}
-
-static int tc_fill_shape(const struct tc_kernels *k, const struct tc_shape *s,
-			 uint64_t value, char *dst, int nt)
-{
-	struct tc_fill_ctx c = { .k = k };
-	unsigned i;
-	int run = -1, j;
-
-	for (i = 0; i < 64; i++)
-		c.pat[i] = (unsigned char)(value >> (8 * (i % s->es)));
-	/* Every element gets the same bytes, so any order gives the same result. */
-	for (j = 0; j < s->nd; j++)
-		if (s->ds[j] == s->es)
-			run = j;
-	if (run < 0) {
-		c.bytes = s->es;
-		c.nt = 0;
-		tc_foreach(s, 0, NULL, dst, tc_fill_point, &c);
+		fc.bytes = op->c >= 0 ? s->ext[op->c] * s->es : s->es;
+		fc.nt = op->c >= 0 && nt && fc.bytes >= 256;
+		tc_foreach(s, tc_dimbit(op->c), NULL, op->dst, tc_fill_point, &fc);
+		return fc.nt;
+	}
+	default:
+		tc_run_generic(s, op->src, op->dst);
 		return 0;
 	}
-	c.bytes = s->ext[run] * s->es;
-	c.nt = nt && c.bytes >= 256;
-	tc_foreach(s, 1u << run, NULL, dst, tc_fill_point, &c);
-	return c.nt;
 }
 
-/* ---- threads ------------------------------------------------------------- */
+/* ---- splitting over threads ------------------------------------------------ */
 
-struct tc_job {
-	const struct tc_kernels *k;
-	struct tc_shape s;
-	const char *src;
-	char *dst;
-	int fill, nt, used_nt;
-	uint64_t value;
+#define TC_MAX_BOXES	3
+
+struct tc_part {
+	struct tc_op box[TC_MAX_BOXES];
+	int nbox;
 };
 
-static void tc_job_run(struct tc_job *j)
+/*
+ * The dims to cut, best first, and the granule of each (in elements): dims
+ * outside the rule's kernel (largest stride first: the parts then read and
+ * write separate regions), then the kernel's own dims, cut at whole lines.
+ * Never the rows of a few-rows transpose (its program needs them all).
+ */
+static int tc_split_dims(const struct tc_op *op, int *dims, size_t *gran)
 {
-	if (j->fill)
-		j->used_nt = tc_fill_shape(j->k, &j->s, j->value, j->dst, j->nt);
-	else
-		j->used_nt = tc_copy_shape(j->k, &j->s, j->src, j->dst, j->nt);
-	if (j->used_nt && j->k->sfence)
-		j->k->sfence();
+	const struct tc_shape *s = &op->s;
+	unsigned used = tc_dimbit(op->a) | tc_dimbit(op->b) | tc_dimbit(op->c) |
+			tc_dimbit(op->in);
+	size_t line = 64 / op->tes ? 64 / op->tes : 1;
+	int n = 0, k, j;
+
+	if (op->kind == TC_OP_GENERIC)
+		used = 1u;	/* its innermost dim is the specialised loop */
+	for (k = 0; k < s->nd; k++) {
+		size_t sk = s->ss[k] > s->ds[k] ? s->ss[k] : s->ds[k];
+
+		if ((used & (1u << k)) || s->ext[k] < 2)
+			continue;
+		for (j = n; j > 0; j--) {
+			size_t sj = s->ss[dims[j - 1]] > s->ds[dims[j - 1]] ?
+				    s->ss[dims[j - 1]] : s->ds[dims[j - 1]];
+
+			if (sj >= sk)
+				break;
+			dims[j] = dims[j - 1];
+			gran[j] = gran[j - 1];
+		}
+		dims[j] = k;
+		gran[j] = 1;
+		n++;
+	}
+	switch (op->kind) {
+	case TC_OP_TRANSPOSE:
+		dims[n] = op->b, gran[n++] = line;
+		/* the rows of a few-rows program, or of padded rows, stay whole */
+		if (!op->fr && !op->pad)
+			dims[n] = op->a, gran[n++] = line;
+		break;
+	case TC_OP_RUNS2D:
+		dims[n] = op->b, gran[n++] = 1;
+		dims[n] = op->a, gran[n++] = 1;
+		break;
+	case TC_OP_RUNS:
+		dims[n] = op->in, gran[n++] = 1;
+		break;
+	case TC_OP_CONTIG:
+	case TC_OP_RUN:
+	case TC_OP_FILL:
+		if (op->c >= 0)
+			dims[n] = op->c, gran[n++] = 4096 / s->es;
+		break;
+	default:
+		break;
+	}
+	return n;
 }
 
-static void *tc_job_thread(void *arg)
+static void tc_box_add(struct tc_part *p, const struct tc_op *op, int d1,
+		       size_t o1, size_t n1, int d2, size_t o2, size_t n2)
 {
-	tc_job_run(arg);
-	return NULL;
-}
+	struct tc_op *b = &p->box[p->nbox];
 
-static unsigned tc_threads(void)
-{
-	const char *e = getenv("TILECOPY_THREADS");
-	long n;
-
-	if (!e || !*e)
-		return 1;
-	n = strtol(e, NULL, 10);
-	if (n < 1)
-		return 1;
-	return n > TC_MAX_THREADS ? TC_MAX_THREADS : (unsigned)n;
+	if (!n1 || !n2)
+		return;
+	*b = *op;
+	b->s.ext[d1] = n1;
+	b->dst += o1 * op->s.ds[d1];
+	if (b->src)
+		b->src += o1 * op->s.ss[d1];
+	if (d2 >= 0) {
+		b->s.ext[d2] = n2;
+		b->dst += o2 * op->s.ds[d2];
+		if (b->src)
+			b->src += o2 * op->s.ss[d2];
+	}
+	p->nbox++;
 }
 
 /*
- * Split the outermost dim over @nthr threads; the parts write disjoint
- * destinations (checked by the caller), so their order does not matter.
+ * Cut @op into @n parts of (nearly) equal size: the two best dims d1, d2
+ * are seen as one linear range of ext[d1] x ext[d2] points, cut at n equal
+ * points (rounded to the granule of d2); a part is then at most a partial
+ * d2 row, whole d2 rows, and a partial row. Returns the parts made.
  */
-static void tc_job_run_threads(struct tc_job *j, unsigned nthr)
+static unsigned tc_op_split(const struct tc_op *op, unsigned n, struct tc_part *parts)
 {
-	struct tc_job parts[TC_MAX_THREADS];
-	pthread_t tid[TC_MAX_THREADS];
-	int started[TC_MAX_THREADS] = { 0 };
-	int o = j->s.nd - 1;
-	size_t ext = j->s.ext[o], at = 0;
-	unsigned t;
+	int dims[TC_MAXD + 4], d1, d2;
+	size_t gran[TC_MAXD + 4], e1, e2, g;
+	unsigned t, m = 0;
+	int nd = tc_split_dims(op, dims, gran);
 
-	if (ext < nthr)
-		nthr = (unsigned)ext;
-	for (t = 0; t < nthr; t++) {
-		size_t len = ext / nthr + (t < ext % nthr);
+	if (!nd)
+		return 0;
+	d1 = dims[0];
+	d2 = nd > 1 ? dims[1] : -1;
+	e1 = op->s.ext[d1];
+	e2 = d2 >= 0 ? op->s.ext[d2] : 1;
+	g = d2 >= 0 ? gran[1] : gran[0];
+	if (d2 < 0) {		/* one dim: cut it at its granule */
+		e2 = e1;
+		e1 = 1;
+	}
+	for (t = 0; t < n; t++) {
+		unsigned __int128 total = (unsigned __int128)e1 * e2;
+		unsigned __int128 lo = total * t / n, hi = total * (t + 1) / n;
+		size_t l1 = (size_t)(lo / e2), l2 = (size_t)(lo % e2);
+		size_t h1 = (size_t)(hi / e2), h2 = (size_t)(hi % e2);
+		struct tc_part *p = &parts[m];
 
-		parts[t] = *j;
-		parts[t].s.ext[o] = len;
-		parts[t].src = j->src ? j->src + at * j->s.ss[o] : NULL;
-		parts[t].dst = j->dst + at * j->s.ds[o];
-		at += len;
+		/* cut points at whole granules of d2 */
+		l2 = t ? l2 / g * g : 0;
+		h2 = t + 1 < n ? h2 / g * g : 0;
+		if (t + 1 == n)
+			h1 = e1;
+		p->nbox = 0;
+		if (d2 < 0) {
+			tc_box_add(p, op, d1, l2, (h1 ? e2 : h2) - l2, -1, 0, 1);
+		} else if (l1 == h1) {
+			tc_box_add(p, op, d1, l1, 1, d2, l2, h2 - l2);
+		} else {
+			if (l2) {
+				tc_box_add(p, op, d1, l1, 1, d2, l2, e2 - l2);
+				l1++;
+			}
+			tc_box_add(p, op, d1, l1, h1 - l1, d2, 0, e2);
+			if (h2 && h1 < e1)
+				tc_box_add(p, op, d1, h1, 1, d2, 0, h2);
+		}
+		if (p->nbox)
+			m++;
 	}
-	for (t = 1; t < nthr; t++)
-		started[t] = !pthread_create(&tid[t], NULL, tc_job_thread, &parts[t]);
-	tc_job_run(&parts[0]);
-	for (t = 1; t < nthr; t++) {
-		if (started[t])
-			pthread_join(tid[t], NULL);
-		else
-			tc_job_run(&parts[t]);	/* no thread: do it here */
+	return m;
+}
+
+static void tc_part_run(void *arg)
+{
+	const struct tc_part *p = arg;
+	int nt = 0;
+
+	for (int i = 0; i < p->nbox; i++)
+		nt |= tc_op_run(&p->box[i]);
+	if (nt && p->box[0].k->sfence)
+		p->box[0].k->sfence();
+}
+
+/* Parts on the stack up to this many threads, else on the heap. */
+#define TC_STACK_PARTS	4
+
+static void tc_op_exec(const struct tc_op *op, unsigned nthr)
+{
+	struct tc_part stack_parts[TC_STACK_PARTS], *parts = stack_parts;
+	unsigned n = 0;
+
+	if (nthr > 1 && op->disjoint &&
+	    tc_shape_elems(&op->s) * op->s.es >= TC_THREAD_MIN) {
+		if (nthr > TC_STACK_PARTS)
+			parts = malloc(sizeof(*parts) * nthr);
+		if (!parts) {
+			parts = stack_parts;
+			nthr = TC_STACK_PARTS;
+		}
+		n = tc_op_split(op, nthr, parts);
+		if (n > 1)
+			tc_pool_run(tc_part_run, parts, sizeof(parts[0]), n,
+				    tc_shape_elems(&op->s) * op->s.es);
+		if (parts != stack_parts)
+			free(parts);
 	}
+	if (n <= 1 && tc_op_run(op) && op->k->sfence)
+		op->k->sfence();
+}
+
+/* The few-rows program lives on this frame, made only when one applies. */
+static __attribute__((noinline)) int tc_op_exec_fr(struct tc_op *op, unsigned nthr)
+{
+	unsigned char prog[TC_FR_PROG_BYTES] __attribute__((aligned(64)));
+
+	if (op->k->fr_prepare(prog, op->s.ext[op->a], op->tes, op->s.ds[op->b],
+			      op->pad, op->pat))
+		return -1;
+	op->fr = prog;
+	tc_op_exec(op, nthr);
+	op->fr = NULL;
+	return 0;
+}
+
+static void tc_op_exec_transpose(struct tc_op *op, unsigned nthr)
+{
+	size_t rows = op->s.ext[op->a], dld = op->s.ds[op->b];
+	size_t data = rows * op->tes;
+
+	/*
+	 * Rows of whole 16-byte lanes (C = 4 f32, 8 f16) are register tiles
+	 * already, and faster (in L2: 50-69 vs 36 GB/s for C = 4 f32);
+	 * with padding the program writes whole rows.
+	 */
+	if (op->k->fr_prepare && data < 64 && (data % 16 || op->pad) &&
+	    dld <= 64 && dld >= data + op->pad && data + op->pad >= 2 * op->tes &&
+	    !tc_op_exec_fr(op, nthr))
+		return;
+	tc_op_exec(op, nthr);
+}
+
+/* ---- fused padding ----------------------------------------------------------- */
+
+/* The same dims >= 1 (extents and destination strides), dim 0 dst-contiguous. */
+static int tc_same_rows(const struct drm_tilecopy_desc *x,
+			const struct drm_tilecopy_desc *y)
+{
+	if (x->elem_size != y->elem_size || x->ndims != y->ndims ||
+	    x->ndims >= TC_MAXD || x->dst_stride[0] != 1 || y->dst_stride[0] != 1)
+		return 0;
+	for (int k = 1; k < x->ndims; k++)
+		if (x->extent[k] != y->extent[k] || x->dst_stride[k] != y->dst_stride[k])
+			return 0;
+	return 1;
+}
+
+/*
+ * The destination rows of @x, taken as @w elements each, and those of @y
+ * (NULL: @x alone): provably disjoint? The rows of both are one shape with
+ * an extra dim of 2 whose stride is the distance between them.
+ */
+static int tc_rows_disjoint(const struct drm_tilecopy_desc *x,
+			    const struct drm_tilecopy_desc *y, size_t w)
+{
+	struct tc_shape s = { .nd = x->ndims, .es = x->elem_size };
+
+	s.ext[0] = w;
+	s.ds[0] = s.es;
+	for (int k = 1; k < x->ndims; k++) {
+		s.ext[k] = x->extent[k];
+		s.ds[k] = x->dst_stride[k] * s.es;
+	}
+	if (y) {
+		if (y->extent[0] > w || y->dst == x->dst)
+			return 0;
+		s.ext[s.nd] = 2;
+		s.ds[s.nd++] = y->dst > x->dst ? y->dst - x->dst : x->dst - y->dst;
+	}
+	return tc_shape_dst_disjoint(&s);
+}
+
+/*
+ * The FILL descs[@i] writes the tail of every destination row of a later
+ * transposing COPY descs[j]: rows of w = copy + fill elements, the fill
+ * starting where the copy ends. Every descriptor between them must write
+ * only other rows, so that running the pair at i gives the same bytes.
+ * Returns j and @op (the COPY, with the FILL as its pad), or 0.
+ */
+static size_t tc_fuse_find(const struct tc_kernels *k,
+			   const struct drm_tilecopy_desc *descs, size_t n,
+			   size_t i, const void *src, void *dst, struct tc_op *op)
+{
+	const struct drm_tilecopy_desc *f = &descs[i], *c;
+	size_t j, m, w, es = f->elem_size;
+
+	for (j = i + 1; j < n && j <= i + TC_FUSE_WINDOW; j++) {
+		c = &descs[j];
+		if (c->op == DRM_TILECOPY_OP_WRITE64)
+			return 0;
+		if (c->op != DRM_TILECOPY_OP_COPY || !tc_same_rows(f, c) ||
+		    f->dst != c->dst + (uint64_t)c->extent[0] * es)
+			continue;
+		w = (size_t)c->extent[0] + f->extent[0];
+		if (!tc_rows_disjoint(c, NULL, w))
+			return 0;
+		for (m = i + 1; m < j; m++)
+			if (!tc_same_rows(c, &descs[m]) ||
+			    !tc_rows_disjoint(c, &descs[m], w))
+				return 0;
+		tc_op_init(op, k, c, src, dst);
+		if (op->kind != TC_OP_TRANSPOSE || op->tes != es ||
+		    op->s.ds[op->a] != es || op->s.ext[op->a] != c->extent[0])
+			return 0;
+		op->pad = f->extent[0] * es;
+		for (unsigned b = 0; b < 64; b++)
+			op->pat[b] = (unsigned char)(f->value >> (8 * (b % es)));
+		/* the whole rows are written now: stream them if large */
+		op->nt = (tc_shape_elems(&op->s) * es / c->extent[0]) * w >= TC_NT_THRESHOLD;
+		return j;
+	}
+	return 0;
 }
 
 int tc_exec_kernels(const struct tc_kernels *k,
 		    const struct drm_tilecopy_desc *descs, size_t n,
 		    const void *src, void *dst)
 {
-	unsigned nthr = tc_threads();
-	size_t i;
+	unsigned nthr = tc_pool_threads();
+	uint64_t fused = 0;	/* bit b: descs[i + b] ran fused with a FILL */
+	size_t i, j;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++, fused >>= 1) {
 		const struct drm_tilecopy_desc *d = &descs[i];
-		struct tc_job j = { .k = k };
-		size_t out;
+		struct tc_op op;
 
+		if (fused & 1)
+			continue;
 		switch (d->op) {
 		case DRM_TILECOPY_OP_WRITE64:
 			memcpy((char *)dst + d->dst, &d->value, 8);
 			continue;
-		case DRM_TILECOPY_OP_COPY:
-			j.src = (const char *)src + d->src;
-			break;
 		case DRM_TILECOPY_OP_FILL:
-			j.fill = 1;
-			j.value = d->value;
+			j = tc_fuse_find(k, descs, n, i, src, dst, &op);
+			if (j) {
+				fused |= 1ull << (j - i);
+				break;
+			}
+			/* fall through */
+		case DRM_TILECOPY_OP_COPY:
+			tc_op_init(&op, k, d, src, dst);
 			break;
 		default:
 			return -EINVAL;
 		}
-		j.dst = (char *)dst + d->dst;
-		tc_shape_init(&j.s, d);
-		out = tc_shape_elems(&j.s) * j.s.es;
-		j.nt = out >= TC_NT_THRESHOLD;
-		if (nthr > 1 && out >= TC_THREAD_MIN && j.s.nd >= 1 &&
-		    tc_shape_dst_disjoint(&j.s))
-			tc_job_run_threads(&j, nthr);
+		if (op.kind == TC_OP_TRANSPOSE)
+			tc_op_exec_transpose(&op, nthr);
 		else
-			tc_job_run(&j);
+			tc_op_exec(&op, nthr);
 	}
 	return 0;
 }

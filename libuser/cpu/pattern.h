@@ -15,7 +15,51 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "tilecopy_accel.h"
+
+/* Storage for a prepared few-rows program (struct tc_kernels.fr_prepare). */
+#define TC_FR_PROG_BYTES	16384
+
+/*
+ * struct tc_fr_plan - a few-rows transpose as permutes (tc_fr_build).
+ *
+ * The destination of a transpose with rows * es < 64 is a stream of rows
+ * of @dld bytes: rows * es data bytes, @pad pattern bytes, then a gap up to
+ * @dld. A span of @per = vb / es columns is one vector of each source row,
+ * loaded once, and @T = dld / es output vectors of @vb bytes, each made
+ * from those registers (T = 3 for a C = 3 f32 image and 64-byte vectors:
+ * 16 pixels, three loads, three stores). Output t permutes row 0 by
+ * @idx[t][0] (with @pair, rows 0 and 1 together: row 1's indices offset by
+ * vb / unit), then merges each further row r by @idx[t][r] where @k[t][r],
+ * then @patv[t] where @patk[t], and is stored where @storek[t] (every unit
+ * unless there are gaps). Indices and masks are in units of @unit bytes
+ * (1: VBMI byte permutes, 4: vpermd), one mask bit per unit. An ISA may
+ * rewrite the 64-byte slots into its own form.
+ */
+#define TC_FR_MAXROWS	8
+#define TC_FR_MAXT	16
+
+struct tc_fr_plan {
+	uint8_t idx[TC_FR_MAXT][TC_FR_MAXROWS][64];
+	uint8_t patv[TC_FR_MAXT][64];
+	uint64_t k[TC_FR_MAXT][TC_FR_MAXROWS];
+	uint64_t patk[TC_FR_MAXT], storek[TC_FR_MAXT];
+	size_t rows, dld, pad, T, per;
+	unsigned es;
+	int gaps;
+	unsigned char pat[64];
+};
+
+/**
+ * tc_fr_build - the program of a few-rows transpose for vectors of @vb
+ * bytes and permutes of @unit-byte units (@pair: rows 0 and 1 in one
+ * two-source permute). @return 0, or -1 if the shape needs more than
+ * TC_FR_MAXROWS rows or TC_FR_MAXT outputs, or a unit straddles elements.
+ */
+int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
+		size_t rows, unsigned es, size_t dld, size_t pad,
+		const unsigned char pat[64]);
 
 /**
  * struct tc_kernels - what one instruction set provides.
@@ -27,7 +71,17 @@
  *	dst + i * dld (runs shorter than 256 bytes: fractal formats).
  * @transpose: indexed by log2(elem_size): element (r, c) of a @rows x @cols
  *	block, read at src + r * sld + c * es, is written at
- *	dst + c * dld + r * es. @nt allows non-temporal stores.
+ *	dst + c * dld + r * es. Any sizes; edges are the kernel's business.
+ *	@nt allows non-temporal stores.
+ * @fr_prepare: optional (NULL: none). A few-rows transpose, rows * es
+ *	under 64 bytes (a C = 1..15 image to NHWC): destination rows of
+ *	@rows * @es bytes followed by @pad bytes of @pat (a fused FILL),
+ *	@dld apart. Writes a program into @prog (TC_FR_PROG_BYTES, 64-byte
+ *	aligned) and returns 0, or returns -1 when this ISA has no kernel for
+ *	the shape; @fr_run then transposes @cols columns with it.
+ * @fractal: optional, by log2(elem_size) (NULL: none): one whole fractal
+ *	of B x B elements, B = 32 / es, contiguous on both sides (zN <-> nZ):
+ *	element (r, c) at src + 32 r + es c goes to dst + 32 c + es r.
  * @sfence: orders non-temporal stores (NULL when @copy never uses them).
  */
 struct tc_kernels {
@@ -37,6 +91,11 @@ struct tc_kernels {
 		     size_t run, size_t count, int nt);
 	void (*transpose[4])(char *dst, size_t dld, const char *src, size_t sld,
 			     size_t rows, size_t cols, int nt);
+	int (*fr_prepare)(void *prog, size_t rows, unsigned es, size_t dld,
+			  size_t pad, const unsigned char pat[64]);
+	void (*fr_run)(const void *prog, char *dst, const char *src, size_t sld,
+		       size_t cols, int nt);
+	void (*fractal[4])(char *dst, const char *src, int nt);
 	void (*sfence)(void);
 };
 
@@ -45,9 +104,41 @@ int tc_exec_kernels(const struct tc_kernels *k,
 		    const struct drm_tilecopy_desc *descs, size_t n,
 		    const void *src, void *dst);
 
-/** tc_transpose_scalar - the element loop of a transpose block (edges). */
+/**
+ * tc_transpose_scalar - the element loop of a transpose block (edges),
+ * one typed loop per element size (no memcpy call per element).
+ */
 void tc_transpose_scalar(char *dst, size_t dld, const char *src, size_t sld,
 			 size_t rows, size_t cols, unsigned es);
+
+/*
+ * tc_fr_tail - the columns a few-rows program leaves: @rows elements and
+ * @pad pattern bytes per destination row, element by element.
+ */
+void tc_fr_tail(char *dst, size_t dld, const char *src, size_t sld,
+		size_t rows, size_t cols, unsigned es, size_t pad,
+		const unsigned char pat[64]);
+
+/*
+ * TC_DEFINE_EDGE - the element loop of a transpose edge for one element
+ * type: a typed load and store per element, columns outer so each
+ * destination row is written in order.
+ */
+#define TC_DEFINE_EDGE(fn, type)					\
+static inline void fn(char *dst, size_t dld, const char *src, size_t sld, \
+		      size_t rows, size_t cols)			\
+{									\
+	for (size_t c_ = 0; c_ < cols; c_++)				\
+		for (size_t r_ = 0; r_ < rows; r_++) {			\
+			type v_;					\
+			memcpy(&v_, src + r_ * sld + c_ * sizeof(type), sizeof(type)); \
+			memcpy(dst + c_ * dld + r_ * sizeof(type), &v_, sizeof(type)); \
+		}							\
+}
+TC_DEFINE_EDGE(tc_edge1, uint8_t)
+TC_DEFINE_EDGE(tc_edge2, uint16_t)
+TC_DEFINE_EDGE(tc_edge4, uint32_t)
+TC_DEFINE_EDGE(tc_edge8, uint64_t)
 
 /* Bytes of one descriptor's output above which stores go non-temporal. */
 #define TC_NT_THRESHOLD	(4u << 20)
@@ -59,16 +150,10 @@ void tc_transpose_scalar(char *dst, size_t dld, const char *src, size_t sld,
  * vector store each. The in-lane transpose is log2(n) rounds of unpacks of
  * the element width (the perfect-shuffle transpose).
  */
-#define TC_DEFINE_TILE(fn, vec_t, n, load_lanes, store, unlo, unhi)	\
-static inline __attribute__((always_inline)) void				\
-fn(char *dst, size_t dld, const char *src, size_t sld)			\
-{									\
-	vec_t r_[n], t_[n];						\
-	_Pragma("GCC unroll 16")					\
-	for (int i_ = 0; i_ < (n); i_++)				\
-		r_[i_] = load_lanes(src + i_ * sld, (n) * sld);		\
+#define TC_TILE_BODY(vec_t, n, unlo, unhi)				\
 	_Pragma("GCC unroll 4")						\
 	for (int s_ = 1; s_ < (n); s_ <<= 1) {				\
+		vec_t t_[n];						\
 		_Pragma("GCC unroll 16")				\
 		for (int i_ = 0; i_ < (n) / 2; i_++) {			\
 			t_[2 * i_] = unlo(r_[i_], r_[i_ + (n) / 2]);	\
@@ -77,7 +162,17 @@ fn(char *dst, size_t dld, const char *src, size_t sld)			\
 		_Pragma("GCC unroll 16")				\
 		for (int i_ = 0; i_ < (n); i_++)			\
 			r_[i_] = t_[i_];				\
-	}								\
+	}
+
+#define TC_DEFINE_TILE(fn, vec_t, n, load_lanes, store, unlo, unhi)	\
+static inline __attribute__((always_inline)) void				\
+fn(char *dst, size_t dld, const char *src, size_t sld)			\
+{									\
+	vec_t r_[n];							\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (n); i_++)				\
+		r_[i_] = load_lanes(src + i_ * sld, (n) * sld);		\
+	TC_TILE_BODY(vec_t, n, unlo, unhi)				\
 	_Pragma("GCC unroll 16")					\
 	for (int i_ = 0; i_ < (n); i_++)				\
 		store(dst + i_ * dld, r_[i_]);				\
@@ -86,7 +181,8 @@ fn(char *dst, size_t dld, const char *src, size_t sld)			\
 /*
  * TC_BLOCK_BAND - transpose rows [r, r + R) x all cols of a block with the
  * tile @tile (R = rows per tile, n = cols per tile, each tile writes @vb
- * bytes per destination row); leftover cols scalar.
+ * bytes per destination row); leftover cols go to @edge(dst, dld, src,
+ * sld, rows, cols).
  *
  * With @nt, @tile_nt (non-temporal @vb-byte stores) is used where whole
  * 64-byte lines are written back to back: a partial line left in a
@@ -95,7 +191,7 @@ fn(char *dst, size_t dld, const char *src, size_t sld)			\
  * (consecutive tiles continue the same lines), or 64 / @vb tiles stacked
  * over rows fill each line before moving on (a "line group").
  */
-#define TC_BLOCK_BAND(tile, tile_nt, R, n, es, vb)			\
+#define TC_BLOCK_BAND(tile, tile_nt, R, n, es, vb, edge)		\
 	if (nt && (vb) < 64 && !(((uintptr_t)(dst + r * (es)) | dld) & 63)) { \
 		for (; r + (64 / (vb)) * (R) <= rows; r += (64 / (vb)) * (R)) { \
 			size_t c_ = 0;					\
@@ -105,9 +201,9 @@ fn(char *dst, size_t dld, const char *src, size_t sld)			\
 						dld, src + (r + g_ * (R)) * sld + c_ * (es), \
 						sld);				\
 			if (c_ < cols)					\
-				tc_transpose_scalar(dst + c_ * dld + r * (es), dld, \
-						    src + r * sld + c_ * (es), sld, \
-						    (64 / (vb)) * (R), cols - c_, (es)); \
+				edge(dst + c_ * dld + r * (es), dld,	\
+				     src + r * sld + c_ * (es), sld,	\
+				     (64 / (vb)) * (R), cols - c_);	\
 		}							\
 	}								\
 	for (; r + (R) <= rows; r += (R)) {				\
@@ -122,9 +218,8 @@ fn(char *dst, size_t dld, const char *src, size_t sld)			\
 				tile(dst + c_ * dld + r * (es), dld,	\
 				     src + r * sld + c_ * (es), sld);	\
 		if (c_ < cols)						\
-			tc_transpose_scalar(dst + c_ * dld + r * (es), dld, \
-					    src + r * sld + c_ * (es), sld, \
-					    (R), cols - c_, (es));	\
+			edge(dst + c_ * dld + r * (es), dld,		\
+			     src + r * sld + c_ * (es), sld, (R), cols - c_); \
 	}
 
 /*
@@ -149,6 +244,17 @@ fn(char *dst, size_t dld, const char *src, size_t sld)			\
 		}							\
 		return;							\
 	}
+
+static inline size_t tc_gcd(size_t a, size_t b)
+{
+	while (b) {
+		size_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
 
 /* tc_pat_rotate - the fill pattern as seen from byte @off of the region. */
 static inline void tc_pat_rotate(unsigned char out[64],

@@ -3,6 +3,9 @@
 # Usage: tests/cli/run.sh path/to/tilecopy
 set -u
 T=${1:?usage: run.sh TILECOPY}
+case $T in /*) ;; *) T=$PWD/$T ;; esac	# the tests change directory
+# TC_CLI_WRAP: an emulator to run it under (qemu-aarch64-static for arm64)
+[ -n "${TC_CLI_WRAP:-}" ] && T="$TC_CLI_WRAP $T"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -62,16 +65,24 @@ for n in range(N):
     o[2*t:2*t+2]=d[2*s:2*s+2]
 import hashlib; print(hashlib.sha1(bytes(o)).hexdigest())")
 expect convert/nchw-nhwc/reference "$ref" "$(sha1sum < "$tmp/o2" | cut -d' ' -f1)"
-# IN larger than needed is fine
+# IN larger than needed: refused with both sizes, unless --allow-larger-input
 cat "$tmp/in2" "$tmp/in2" > "$tmp/in3"
-$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in3" "$tmp/o3"
-cmp -s "$tmp/o2" "$tmp/o3" && ok convert/larger-input || bad convert/larger-input
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in3" "$tmp/o3" 2>"$tmp/err"
+expect convert/larger-input/exit 1 $?
+grep -q "has 480 bytes, the source.*needs exactly 240" "$tmp/err" && ok convert/larger-input/message ||
+	bad convert/larger-input/message "$(cat "$tmp/err")"
+[ ! -e "$tmp/o3" ] && ok convert/larger-input/nothing-written || bad convert/larger-input/nothing-written
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC --allow-larger-input "$tmp/in3" "$tmp/o3"
+cmp -s "$tmp/o2" "$tmp/o3" && ok convert/larger-input/allowed || bad convert/larger-input/allowed
+# the issue's case: --dtype f16 on an f32 file
+$T convert --shape 2x20x3x5 --dtype f16 --from NCHW --to NHWC "$tmp/in" "$tmp/x" 2>/dev/null
+expect convert/wrong-dtype-size/exit 1 $?
 # IN smaller: error, and OUT is not created
 head -c 100 "$tmp/in2" > "$tmp/small"
 $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/small" "$tmp/none" 2>"$tmp/err"
 expect convert/small-input/exit 1 $?
 [ ! -e "$tmp/none" ] && ok convert/small-input/nothing-written || bad convert/small-input/nothing-written
-grep -q "buffer too small" "$tmp/err" && ok convert/small-input/message ||
+grep -q "has 100 bytes, the source.*needs exactly 240" "$tmp/err" && ok convert/small-input/message ||
 	bad convert/small-input/message "$(cat "$tmp/err")"
 # existing OUT is left alone on error
 echo keep > "$tmp/keep"
@@ -81,15 +92,16 @@ expect convert/small-input/out-untouched keep "$(cat "$tmp/keep")"
 $T convert --shape 2x3 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/x" 2>"$tmp/err"
 expect convert/rank-mismatch/exit 1 $?
 # unavailable executor is an error, not a fallback
-$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC --cpu neon "$tmp/in2" "$tmp/x" 2>"$tmp/err"
-rc=$?
-if [ "$(uname -m)" = x86_64 ]; then
-	expect convert/cpu-unavailable/exit 1 $rc
-	grep -q "not available" "$tmp/err" && ok convert/cpu-unavailable/message ||
-		bad convert/cpu-unavailable/message "$(cat "$tmp/err")"
-fi
+arch=$(uname -m)
+[ -n "${TC_CLI_WRAP:-}" ] && arch=aarch64	# the emulator runs an arm64 build
+other=neon
+[ "$arch" = aarch64 ] && other=avx2
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC --cpu $other "$tmp/in2" "$tmp/x" 2>"$tmp/err"
+expect convert/cpu-unavailable/exit 1 $?
+grep -q "not available" "$tmp/err" && ok convert/cpu-unavailable/message ||
+	bad convert/cpu-unavailable/message "$(cat "$tmp/err")"
 # every executor gives the same bytes
-for cpu in scalar sse2 avx2 avx512; do
+for cpu in scalar sse2 avx2 avx512 neon; do
 	if $T convert --shape 3x17x5x7 --dtype i8 --from NCHW --to NC1HWC0 --cpu $cpu \
 		"$tmp/in" "$tmp/e_$cpu" 2>/dev/null; then
 		cmp -s "$tmp/e_scalar" "$tmp/e_$cpu" && ok "convert/executor/$cpu" ||
@@ -109,8 +121,253 @@ if ! ls /dev/accel/accel* >/dev/null 2>&1; then
 	$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC --device /dev/accel/accel9 \
 		"$tmp/in2" "$tmp/o5" 2>"$tmp/err"
 	expect convert/device-missing/exit 1 $?
-	grep -q "accel9 does not exist" "$tmp/err" && ok convert/device-missing/message ||
-		bad convert/device-missing/message "$(cat "$tmp/err")"
+	grep -q -e "accel9 does not exist" -e "this build has no device backend" "$tmp/err" &&
+		ok convert/device-missing/message || bad convert/device-missing/message "$(cat "$tmp/err")"
+fi
+
+# strict shapes
+$T plan --shape 2x3x --dtype f32 --from RowMajor --to ColumnMajor >/dev/null 2>"$tmp/err"
+expect shape/trailing-x/exit 1 $?
+# help and version: exit 0, on stdout
+for c in layout plan convert info bench; do
+	$T $c --help >"$tmp/help" 2>&1
+	expect "help/$c/exit" 0 $?
+	grep -q "usage: tilecopy $c" "$tmp/help" && ok "help/$c/text" || bad "help/$c/text"
+	$T $c --version | grep -q "^tilecopy [0-9]" && ok "version/$c" || bad "version/$c"
+done
+$T --version | grep -q "^tilecopy [0-9]*\.[0-9]*\.[0-9]* (libtilecopy" && ok version || bad version
+$T convert --help | grep -q -- "--from-block" && ok help/convert/from-block || bad help/convert/from-block
+# --block goes to the side that takes one
+$T plan --shape 8x12 --dtype f16 --from RowMajor --to zN --block 4x4 >/dev/null 2>"$tmp/err"
+expect block/to-side-only 0 $?
+$T plan --shape 8x12 --dtype f16 --from zN --to RowMajor --block 4x4 >/dev/null 2>"$tmp/err"
+expect block/from-side-only 0 $?
+$T plan --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC --block 4x4 >/dev/null 2>"$tmp/err"
+expect block/neither/exit 1 $?
+grep -q "neither NCHW nor NHWC takes it" "$tmp/err" && ok block/neither/message ||
+	bad block/neither/message "$(cat "$tmp/err")"
+# dtypes: a mismatch is refused, --reinterpret allows same-size bits
+$T convert --shape 2x20x3x5 --from-dtype f32 --to-dtype i32 --from NCHW --to NHWC "$tmp/in" "$tmp/x" 2>"$tmp/err"
+expect dtype/mismatch/exit 1 $?
+grep -q -- "--reinterpret" "$tmp/err" && ok dtype/mismatch/says-reinterpret || bad dtype/mismatch/says-reinterpret "$(cat "$tmp/err")"
+$T convert --shape 2x20x3x5 --from-dtype f32 --to-dtype i32 --reinterpret --from NCHW --to NHWC "$tmp/in" "$tmp/x"
+expect dtype/reinterpret 0 $?
+# - for standard input and output
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC - - < "$tmp/in2" > "$tmp/o6"
+cmp -s "$tmp/o2" "$tmp/o6" && ok convert/stdin-stdout || bad convert/stdin-stdout
+cat "$tmp/in2" | $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC - "$tmp/o7"
+cmp -s "$tmp/o2" "$tmp/o7" && ok convert/pipe-in || bad convert/pipe-in
+# OUT: symlinks written through, never replaced
+echo old > "$tmp/target"
+ln -s "$tmp/target" "$tmp/link"
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/link"
+[ -L "$tmp/link" ] && ok out/symlink-kept || bad out/symlink-kept
+cmp -s "$tmp/o2" "$tmp/target" && ok out/symlink-target-written || bad out/symlink-target-written
+# hard links: every name sees the data
+echo old > "$tmp/h1"; ln "$tmp/h1" "$tmp/h2"
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/h1"
+cmp -s "$tmp/o2" "$tmp/h2" && ok out/hard-link-intact || bad out/hard-link-intact
+# mode of an existing file kept; a new file follows the umask
+echo old > "$tmp/m600"; chmod 600 "$tmp/m600"
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/m600"
+expect out/mode-kept 600 "$(stat -c %a "$tmp/m600")"
+cmp -s "$tmp/o2" "$tmp/m600" && ok out/replaced-data || bad out/replaced-data
+(umask 077; $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/new077")
+expect out/umask 600 "$(stat -c %a "$tmp/new077")"
+(umask 022; $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/new022")
+expect out/umask-022 644 "$(stat -c %a "$tmp/new022")"
+# a 250-character name (no long temporary name next to it)
+long=$tmp/$(printf 'n%.0s' $(seq 250))
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$long"
+cmp -s "$tmp/o2" "$long" && ok out/long-name || bad out/long-name
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$long"
+expect out/long-name-again 0 $?
+[ -z "$(ls -A "$tmp" | grep '^\.tc')" ] && ok out/no-temporaries-left || bad out/no-temporaries-left
+# devices are written through: /dev/null stays a device
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" /dev/null
+expect out/dev-null 0 $?
+[ -c /dev/null ] && ok out/dev-null-kept || bad out/dev-null-kept
+# a directory is refused
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp" 2>"$tmp/err"
+expect out/directory/exit 1 $?
+# -v: executor, descriptors, time, GB/s
+$T convert -v --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/o8" 2>"$tmp/err"
+grep -q "CPU executor .*, 1 descriptors, .* ms, .* GB/s" "$tmp/err" && ok convert/verbose ||
+	bad convert/verbose "$(cat "$tmp/err")"
+# absurd growth: 72 bytes in, 128 MiB out, refused unless --allow-growth
+head -c 72 "$tmp/in" > "$tmp/in72"
+$T convert --shape 8x9 --dtype u8 --from RowMajor --to zN --to-block 65536x2048 "$tmp/in72" "$tmp/huge" 2>"$tmp/err"
+expect growth/exit 1 $?
+grep -q "allow-growth" "$tmp/err" && ok growth/message || bad growth/message "$(cat "$tmp/err")"
+[ ! -e "$tmp/huge" ] && ok growth/nothing-written || bad growth/nothing-written
+# progress: on a terminal's stderr only (TILECOPY_PROGRESS_MS=0: at once,
+# so the verdict does not depend on how long the conversion takes)
+TILECOPY_PROGRESS_MS=0 $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC \
+	"$tmp/in2" "$tmp/o10" 2>"$tmp/err"
+grep -q converting "$tmp/err" && bad progress/not-a-tty "$(cat "$tmp/err")" || ok progress/not-a-tty
+if command -v script >/dev/null; then
+	TILECOPY_PROGRESS_MS=0 script -qec "$T convert --shape 2x3x4x5 --dtype f16 --from NCHW \
+		--to NHWC $tmp/in2 $tmp/o11" /dev/null > "$tmp/tty" 2>&1
+	grep -q "converting 0.0 MB" "$tmp/tty" && grep -q "converted 0.0 MB in" "$tmp/tty" &&
+		ok progress/tty || bad progress/tty "$(cat "$tmp/tty")"
+	cmp -s "$tmp/o2" "$tmp/o11" && ok progress/tty-output || bad progress/tty-output
+fi
+# --physical-shape: the shape in --from's order (NHWC: N,H,W,C)
+$T convert --shape 2x4x5x3 --physical-shape --dtype f16 --from NHWC --to NCHW "$tmp/o2" "$tmp/o9"
+cmp -s "$tmp/in2" "$tmp/o9" && ok convert/physical-shape || bad convert/physical-shape
+
+# --- the review of SDK 1.0 (notes/review-sdk.md), case by case ---------------
+chmod 755 "$tmp"
+cv() { $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$@"; }
+
+# A1: a stream is read no further than the source's size and one byte
+head -c $((64 << 20)) /dev/zero | cv - "$tmp/a1" 2>"$tmp/err"
+expect a1/endless-stream/exit 1 $?
+grep -q "has more than 240 bytes" "$tmp/err" && ok a1/endless-stream/message ||
+	bad a1/endless-stream/message "$(cat "$tmp/err")"
+[ ! -e "$tmp/a1" ] && ok a1/endless-stream/nothing-written || bad a1/endless-stream/nothing-written
+head -c $((64 << 20)) /dev/zero | cv --allow-larger-input - "$tmp/a1"
+expect a1/allow-larger/exit 0 $?
+expect a1/allow-larger/size 240 "$(stat -c %s "$tmp/a1")"
+
+# C: options end at "--"; an option twice is refused; --block goes to the
+# one side that takes that block, and both taking it is ambiguous
+cp "$tmp/in2" "$tmp/-v"
+(cd "$tmp" && $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC -- -v dd) &&
+	cmp -s "$tmp/o2" "$tmp/dd" && ok c/double-dash || bad c/double-dash
+$T plan --shape 8x12 --dtype f16 --from RowMajor --to zN --to-block 4x4 --to-block 8x8 \
+	>/dev/null 2>"$tmp/err"
+expect c/option-twice/exit 2 $?
+grep -q "option --to-block given twice" "$tmp/err" && ok c/option-twice/message ||
+	bad c/option-twice/message "$(cat "$tmp/err")"
+$T plan --shape 8x12 --dtype f16 --from zN --to nZ --block 4x4 >/dev/null 2>"$tmp/err"
+expect c/block-both-sides/exit 1 $?
+grep -q "both zN and nZ take it" "$tmp/err" && ok c/block-both-sides/message ||
+	bad c/block-both-sides/message "$(cat "$tmp/err")"
+$T plan --shape 2x5x3x3 --dtype f16 --from NC1HWC0 --to zN --block 4 >/dev/null 2>"$tmp/err"
+expect c/block-to-the-side-that-takes-it 0 $?
+for opt in --block --from-block --to-block --from-dtype --to-dtype --reinterpret --physical-shape; do
+	$T plan --help | grep -q -- "$opt" && ok "c/plan-help/$opt" || bad "c/plan-help/$opt"
+done
+
+# C: OUT naming our own stdout is that descriptor, at its offset
+{ echo header; cv "$tmp/in2" /dev/stdout; } > "$tmp/so"
+{ echo header; cat "$tmp/o2"; } > "$tmp/so.want"
+cmp -s "$tmp/so" "$tmp/so.want" && ok c/dev-stdout-keeps-what-came-before ||
+	bad c/dev-stdout-keeps-what-came-before "$(stat -c %s "$tmp/so")"
+echo header > "$tmp/so2"
+cv "$tmp/in2" /dev/stdout >> "$tmp/so2"
+cmp -s "$tmp/so2" "$tmp/so.want" && ok c/dev-stdout-appends || bad c/dev-stdout-appends
+# C: a symlink to nothing is refused (its target could be anywhere)
+ln -s "$tmp/nowhere/x" "$tmp/dangling"
+cv "$tmp/in2" "$tmp/dangling" 2>"$tmp/err"
+expect c/dangling-symlink/exit 1 $?
+grep -q "symlink to nothing" "$tmp/err" && ok c/dangling-symlink/message ||
+	bad c/dangling-symlink/message "$(cat "$tmp/err")"
+# C: --device auto without an engine says so with -v
+cv -v --device auto "$tmp/in2" "$tmp/auto" 2>"$tmp/err"
+expect c/device-auto-cpu/exit 0 $?
+grep -q -e "--device auto: .*converting on the CPU" "$tmp/err" && ok c/device-auto-cpu/says-so ||
+	bad c/device-auto-cpu/says-so "$(cat "$tmp/err")"
+
+# B5: no O_TMPFILE on the file system (an LD_PRELOAD shim says
+# EOPNOTSUPP): a new OUT is created exclusively, an existing one written
+# in place. Skipped where LD_PRELOAD cannot reach (a static binary).
+if command -v cc >/dev/null && [ -z "${TC_CLI_WRAP:-}" ]; then
+	cat > "$tmp/notmpfile.c" <<'SHIM'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+static int refused(int flags)
+{
+	const char *mark = getenv("TC_SHIM_MARK");
+	if ((flags & O_TMPFILE) != O_TMPFILE)
+		return 0;
+	if (mark)
+		close(open(mark, O_WRONLY | O_CREAT, 0644));
+	errno = EOPNOTSUPP;
+	return 1;
+}
+#define WRAP(name, ...) \
+	int name(__VA_ARGS__, int flags, ...) { \
+		static int (*real)(); va_list ap; mode_t m; \
+		va_start(ap, flags); m = va_arg(ap, mode_t); va_end(ap); \
+		if (refused(flags)) return -1; \
+		if (!real) real = (int (*)())dlsym(RTLD_NEXT, #name); \
+		return real(ARGS, flags, m); }
+#define ARGS p
+WRAP(open, const char *p)
+WRAP(open64, const char *p)
+#undef ARGS
+#define ARGS d, p
+WRAP(openat, int d, const char *p)
+WRAP(openat64, int d, const char *p)
+SHIM
+	if cc -shared -fPIC -o "$tmp/notmpfile.so" "$tmp/notmpfile.c" -ldl 2>"$tmp/err"; then
+		shim() { TC_SHIM_MARK=$tmp/shim.hit LD_PRELOAD=$tmp/notmpfile.so \
+			ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$@"; }
+		shim $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/b5new"
+		rc=$?
+		if [ -e "$tmp/shim.hit" ]; then
+			expect b5/no-tmpfile/new/exit 0 $rc
+			cmp -s "$tmp/o2" "$tmp/b5new" && ok b5/no-tmpfile/new/data || bad b5/no-tmpfile/new/data
+			echo old > "$tmp/b5old"; chmod 640 "$tmp/b5old"
+			shim $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/b5old"
+			expect b5/no-tmpfile/existing/exit 0 $?
+			cmp -s "$tmp/o2" "$tmp/b5old" && ok b5/no-tmpfile/existing/data ||
+				bad b5/no-tmpfile/existing/data
+			expect b5/no-tmpfile/existing/mode 640 "$(stat -c %a "$tmp/b5old")"
+		else
+			echo "skip b5/no-tmpfile: LD_PRELOAD does not reach this binary"
+		fi
+	else
+		bad b5/no-tmpfile/shim-build "$(cat "$tmp/err")"
+	fi
+else
+	echo "skip b5/no-tmpfile: no cc, or an emulated binary LD_PRELOAD cannot reach"
+fi
+
+# A2, B5 as a user who is not root: OUT must be writable, as for '>'; its
+# owner is kept; a directory the user may not write still lets it write
+# OUT in place. Needs root (to be someone else) and the binary readable
+# by nobody; skipped with the reason otherwise.
+nb=(runuser -u nobody --)
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && "${nb[@]}" $T --version >/dev/null 2>&1; then
+	d=$tmp/nb
+	mkdir -m 0777 "$d"	# not sticky: renaming over others' files is allowed
+	cp "$tmp/in2" "$d/in"; chmod 644 "$d/in"
+	# a file of nobody's, read-only: refused, untouched (cat > refuses too)
+	echo keep > "$d/ro"; chown nobody "$d/ro"; chmod 444 "$d/ro"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/ro" 2>"$tmp/err"
+	expect a2/read-only/exit 1 $?
+	expect a2/read-only/untouched keep "$(cat "$d/ro")"
+	grep -q "cannot open for writing" "$tmp/err" && ok a2/read-only/message ||
+		bad a2/read-only/message "$(cat "$tmp/err")"
+	# root's 0644 file in a directory anyone may write: refused, still root's
+	echo keep > "$d/roots"; chmod 644 "$d/roots"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/roots" 2>/dev/null
+	expect a2/others-file/exit 1 $?
+	expect a2/others-file/untouched "keep root" "$(cat "$d/roots") $(stat -c %U "$d/roots")"
+	# root's file that nobody may write: written, and still root's
+	echo old > "$d/shared"; chmod 666 "$d/shared"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/shared"
+	expect a2/owner-kept/exit 0 $?
+	cmp -s "$tmp/o2" "$d/shared" && ok a2/owner-kept/data || bad a2/owner-kept/data
+	expect a2/owner-kept/owner "root 666" "$(stat -c '%U %a' "$d/shared")"
+	# B5: nobody's file in a directory nobody may not write: written in place
+	mkdir "$d/ro-dir"; echo old > "$d/ro-dir/f"; chown nobody "$d/ro-dir/f"; chmod 555 "$d/ro-dir"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/ro-dir/f" 2>"$tmp/err"
+	expect b5/read-only-dir/exit 0 $?
+	cmp -s "$tmp/o2" "$d/ro-dir/f" && ok b5/read-only-dir/data || bad b5/read-only-dir/data "$(cat "$tmp/err")"
+	"${nb[@]}" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$d/in" "$d/ro-dir/new" 2>/dev/null
+	expect b5/read-only-dir/no-new-file 1 $?
+	chmod 755 "$d/ro-dir"
+else
+	echo "skip a2/b5 as nobody: not root, no runuser, or nobody cannot run $T"
 fi
 
 echo "$pass passed, $fail failed"

@@ -429,7 +429,7 @@ size_t fw_image(uint8_t *buf, size_t cap, enum fw_break how)
 	h.format_version = how == FW_BAD_FORMAT ? 2 : TC_FW_FORMAT_VERSION;
 	h.header_size = sizeof(h);
 	h.fw_version = 0x010203;
-	h.abi_min = h.abi_max = DRM_TILECOPY_ABI_VERSION;
+	h.iface_min = h.iface_max = TC_FW_IFACE_VERSION;
 	h.hw_version = how == FW_BAD_HW ? 0x00020000 : TC_HW_VERSION;
 	h.features = TC_FW_FEAT_COPY | TC_FW_FEAT_FILL | TC_FW_FEAT_WRITE64;
 	h.max_queues = 8;

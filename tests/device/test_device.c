@@ -21,6 +21,7 @@
 
 #include "qtest.h"
 #include "cpu/cpu_exec.h"
+#include "../desc_cases.h"
 
 #define SLOT		4
 #define VA_BASE		0x1000000000ull	/* 64 GiB: inside the 39-bit space */
@@ -258,7 +259,10 @@ START_TEST(test_id)
 	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_MAX_DIMS), DRM_TILECOPY_MAX_DIMS);
 	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_VA_BITS), TC_VA_BITS);
 	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_NUM_CONTEXTS), TC_NUM_CONTEXTS);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_MAX_JOB_ELEMS_LO), TC_MAX_JOB_ELEMS);
+	ck_assert_uint_eq(TC_MAX_JOB_ELEMS, DRM_TILECOPY_MAX_JOB_ELEMS);
 	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS), 0);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_CTRL), 0);
 	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_FW_STATUS), TC_FW_STATUS_NONE);
 	/* context roots are read/write */
 	tc_wr(&e.d, TC_REG_CTX_ROOT_HI(63), 0x12);
@@ -279,8 +283,9 @@ START_TEST(test_id_properties)
 {
 	struct env e;
 
-	env_up(&e, "queues=2,tilebuf-size=65536", 0);
+	env_up(&e, "queues=2,tilebuf-size=65536,max-job-elems=1000", 0);
 	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_NUM_QUEUES), 2);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_MAX_JOB_ELEMS_LO), 1000);
 	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_TILEBUF_SIZE), 65536);
 	/* queue 2 does not exist: reads 0 */
 	ck_assert_uint_eq(tc_qrd(&e.d, 2, TC_Q_RING_SIZE), 0);
@@ -296,6 +301,7 @@ START_TEST(test_id_bad_properties)
 		{ "queues=9", "queues must be 1..8" },
 		{ "tilebuf-size=100", "tilebuf-size must be" },
 		{ "tilebuf-size=1073741824", "tilebuf-size must be" },
+		{ "max-job-elems=0", "max-job-elems must be" },
 	};
 	const char *fw = getenv("TC_QEMU_ARGS");
 	unsigned i;
@@ -399,7 +405,7 @@ START_TEST(test_fw_project_images)
 		{ "test/bad_format.bin", TC_FW_STATUS_BAD_FORMAT },
 		{ "test/bad_payload_crc.bin", TC_FW_STATUS_BAD_CRC },
 		{ "test/bad_header_crc.bin", TC_FW_STATUS_BAD_CRC },
-		{ "test/bad_abi.bin", TC_FW_STATUS_OK },	/* the driver refuses it */
+		{ "test/bad_iface.bin", TC_FW_STATUS_OK },	/* the driver refuses it */
 		{ "test/bad_hw.bin", TC_FW_STATUS_BAD_HW },
 		{ "test/truncated.bin", TC_FW_STATUS_TRUNCATED },
 		{ "test/truncated_header.bin", TC_FW_STATUS_TRUNCATED },
@@ -758,14 +764,14 @@ START_TEST(test_fill)
 		d[0].elem_size = es;
 		d[0].ndims = 2;
 		d[0].dst = dst + 5 * es;
-		d[0].value = 0x8877665544332211ull;
+		d[0].value = 0x8877665544332211ull & (~0ull >> (64 - 8 * es));
 		d[0].extent[0] = 30;
 		d[0].extent[1] = 13;
 		d[0].dst_stride[0] = 1;
 		d[0].dst_stride[1] = 40;
 		d[1] = d[0];
 		d[1].dst = dst;
-		d[1].value = 0xa5a5a5a5deadbeefull;
+		d[1].value = 0xa5a5a5a5deadbeefull & (~0ull >> (64 - 8 * es));
 		d[1].extent[0] = 13;
 		d[1].extent[1] = 0;
 		d[1].ndims = 1;
@@ -1039,7 +1045,7 @@ START_TEST(test_desc_bad)
 		re->desc_addr = gpa;
 		re->desc_count = c == 2 ? 0 : 1;
 		re->ctx = c == 1 ? TC_NUM_CONTEXTS : 0;
-		re->flags = c == 0;
+		re->flags = c == 0 ? 2 : 0;	/* bit 0 is TC_RING_F_DESC_VA */
 		re->seqno = 200 + c;
 		r.tail = 1;
 		tc_qwr(&e.d, 0, TC_Q_TAIL, 1);
@@ -1354,6 +1360,305 @@ START_TEST(test_delay_and_reset_busy_queue)
 }
 END_TEST
 
+
+/* ---- the table of descriptor cases (tests/desc_cases.h) ------------------------ */
+
+/*
+ * Every case of the table as a job on the engine: the status and the
+ * descriptor at fault must be the table's. The buffers are mapped with a
+ * guard page on both sides; the work bound is small (max-job-elems), so
+ * that the bound's cases run in no time.
+ */
+START_TEST(test_desc_table)
+{
+	struct env e;
+	struct ring r;
+	struct tc_desc_env te = { .max = TC_CASE_MIN_MAX };
+	unsigned c, ran = 0;
+
+	env_up(&e, "max-job-elems=65536", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	/* nothing is mapped below VA_BASE: src has a guard before it too */
+	te.src = env_buf(&e, TC_CASE_BUF, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	te.dst = env_buf(&e, TC_CASE_BUF, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	te.ro = env_buf(&e, TC_CASE_SMALL, TC_PTE_READ, NULL);
+	te.other = env_buf(&e, TC_CASE_SMALL, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	for (c = 0; c < TC_CASE_COUNT; c++) {
+		const struct tc_desc_case *tc = &tc_desc_cases[c];
+		struct drm_tilecopy_desc d[TC_CASE_MAX_DESCS];
+		unsigned n;
+		uint32_t st;
+
+		if (tc->eng == TC_NA)
+			continue;
+		n = tc_desc_case_build(c, &te, d);
+		st = run_job(&e, &r, d, n, 100 + c);
+		if (tc->eng == DRM_TILECOPY_STATUS_OK) {
+			ck_assert_msg(!(st & TC_Q_STATUS_HALTED), "%s: engine refused it: code %u desc %u",
+				      tc->name, tc_qrd(&e.d, 0, TC_Q_ERR_CODE),
+				      tc_qrd(&e.d, 0, TC_Q_ERR_DESC));
+			ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), 100 + c);
+		} else {
+			ck_assert_msg(st & TC_Q_STATUS_HALTED, "%s: engine ran it", tc->name);
+			ck_assert_msg(tc_qrd(&e.d, 0, TC_Q_ERR_CODE) == (uint32_t)tc->eng &&
+				      tc_qrd(&e.d, 0, TC_Q_ERR_DESC) == tc->bad,
+				      "%s: code %u desc %u, want code %d desc %u", tc->name,
+				      tc_qrd(&e.d, 0, TC_Q_ERR_CODE), tc_qrd(&e.d, 0, TC_Q_ERR_DESC),
+				      tc->eng, tc->bad);
+			queue_renew(&e, &r);
+		}
+		ran++;
+	}
+	ck_assert_uint_gt(ran, TC_CASE_COUNT * 3 / 4);
+	env_down(&e);
+}
+END_TEST
+
+/* ---- stopping, progress, engine time (docs/hardware.md) -------------------------- */
+
+/* Wait until @cond holds (polled), for at most 20 s. */
+#define POLL(cond) do {							\
+	double _end = now_sec() + 20;					\
+	while (!(cond)) {						\
+		ck_assert_msg(now_sec() < _end, "timed out: %s", #cond); \
+		usleep(1000);						\
+	}								\
+} while (0)
+
+/*
+ * STOP while a three-descriptor job of queue 0 runs (slowed: 100 ms per
+ * descriptor) and a job of queue 1 waits: the engine stops at once, the
+ * running job counts as started and not done, the waiting one as never
+ * started, HEAD stays. Then the two ways out: clearing STOP runs the
+ * abandoned job again from its first descriptor; CTRL.RESET clears the
+ * progress registers.
+ */
+START_TEST(test_stop_progress)
+{
+	struct env e;
+	struct ring r0, r1;
+	struct drm_tilecopy_desc *d;
+	uint64_t src, dst, gpa, one = 1;
+	uint32_t ext = 4096;
+	unsigned i;
+
+	env_up(&e, "delay-ns-per-kb=25000000", 1);	/* 4 KiB: 100 ms */
+	ring_setup(&e.d, 0, &r0, 16);
+	ring_setup(&e.d, 1, &r1, 16);
+	src = env_buf(&e, 3 * 4096, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 4 * 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, 3 * 4096, 7);
+	d = desc_alloc(e.q, 4, &gpa);
+	for (i = 0; i < 3; i++)
+		desc_copy(&d[i], 1, src + i * 4096, dst + i * 4096, 1, &ext, &one, &one);
+	desc_copy(&d[3], 1, src, dst + 3 * 4096, 1, &ext, &one, &one);
+	ring_submit(&e.d, 0, &r0, gpa, 3, 0, 7);
+	POLL(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO) == 7);
+	ring_submit(&e.d, 1, &r1, gpa + 3 * sizeof(*d), 1, 0, 9);
+	ck_assert_uint_gt(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_JOB_NS_LO), 0);
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_STOP);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_CTRL), TC_CTRL_STOP);
+	POLL(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_STOPPED);
+	ck_assert(!(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_BUSY));
+	/* queue 0: started, not done, not halted, HEAD on it */
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO), 7);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), 0);
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_STATUS), 0);
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_HEAD), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_JOB_NS_LO), 0);
+	/* queue 1: never started, its destination untouched */
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(1) + TC_Q_STARTED_SEQNO_LO), 0);
+	ck_assert_uint_eq(*va_host(&e, dst + 3 * 4096), 0);
+	/* the third descriptor of queue 0 never ran: 100 ms each, stopped in the first */
+	ck_assert_uint_eq(*va_host(&e, dst + 2 * 4096 + 4095), 0);
+	/* stopped means stopped */
+	usleep(300 * 1000);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(1) + TC_Q_STARTED_SEQNO_LO), 0);
+
+	/* clearing STOP: both queues go on, queue 0 from its first descriptor */
+	tc_wr(&e.d, TC_REG_CTRL, 0);
+	ck_assert(!(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_STOPPED));
+	ck_assert_uint_eq(tc_wait(&e.d, 0, WAIT_MS), 0);
+	ck_assert_uint_eq(tc_wait(&e.d, 1, WAIT_MS), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), 7);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(1) + TC_Q_DONE_SEQNO_LO), 9);
+	ck_assert(memcmp(va_host(&e, dst), va_host(&e, src), 4096) == 0);
+	ck_assert(memcmp(va_host(&e, dst + 2 * 4096), va_host(&e, src + 2 * 4096), 4096) == 0);
+
+	/* stop again with a job running, then reset: progress cleared */
+	ring_submit(&e.d, 0, &r0, gpa, 3, 0, 8);
+	POLL(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO) == 8);
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_STOP);
+	POLL(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_STOPPED);
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_RESET);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS), 0);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_CTRL), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), 0);
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * A hung queue (hang-queue-mask): its job is started, never done, and its
+ * engine time grows; the other queues go on. STOP does not wait for it.
+ */
+START_TEST(test_hang_queue_job_ns)
+{
+	struct env e;
+	struct ring r0, r1;
+	struct drm_tilecopy_desc *d;
+	uint64_t dst, gpa, ns1, ns2;
+
+	env_up(&e, "hang-queue-mask=0x2", 1);
+	ring_setup(&e.d, 0, &r0, 16);
+	ring_setup(&e.d, 1, &r1, 16);
+	dst = env_buf(&e, 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	d = desc_alloc(e.q, 2, &gpa);
+	d[0].op = d[1].op = DRM_TILECOPY_OP_WRITE64;
+	d[0].elem_size = d[1].elem_size = 8;
+	d[0].ndims = d[1].ndims = 1;
+	d[0].extent[0] = d[1].extent[0] = 1;
+	d[0].dst = dst;
+	d[1].dst = dst + 8;
+	d[0].value = 0x11;
+	d[1].value = 0x22;
+	ring_submit(&e.d, 1, &r1, gpa + sizeof(*d), 1, 0, 5);
+	POLL(tc_rd64(&e.d, TC_Q_BASE(1) + TC_Q_STARTED_SEQNO_LO) == 5);
+	ns1 = tc_rd64(&e.d, TC_Q_BASE(1) + TC_Q_JOB_NS_LO);
+	ring_submit(&e.d, 0, &r0, gpa, 1, 0, 3);
+	ck_assert_uint_eq(tc_wait(&e.d, 0, WAIT_MS), 0);
+	ck_assert_uint_eq(*(uint64_t *)va_host(&e, dst), 0x11);
+	usleep(50 * 1000);
+	ns2 = tc_rd64(&e.d, TC_Q_BASE(1) + TC_Q_JOB_NS_LO);
+	ck_assert_msg(ns1 > 0 && ns2 > ns1, "engine time %llu then %llu",
+		      (unsigned long long)ns1, (unsigned long long)ns2);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(1) + TC_Q_DONE_SEQNO_LO), 0);
+	ck_assert(tc_qrd(&e.d, 1, TC_Q_STATUS) & TC_Q_STATUS_BUSY);
+	ck_assert_uint_eq(*(uint64_t *)va_host(&e, dst + 8), 0);
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_STOP);
+	POLL(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_STOPPED);
+	tc_qwr(&e.d, 1, TC_Q_CTRL, TC_Q_CTRL_RESET);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(1) + TC_Q_JOB_NS_LO), 0);
+	ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(1) + TC_Q_STARTED_SEQNO_LO), 0);
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * TC_RING_F_DESC_VA: descriptors read through the context's MMU. Readable
+ * pages run; an unmapped descriptor (the second one crossing into the guard
+ * page) faults with its index and address; a page without read permission
+ * faults with FAULT_PERM.
+ */
+START_TEST(test_desc_via_mmu)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc *d;
+	struct tc_ring_entry *re;
+	uint64_t dst, dva, dpa, wva, wpa;
+	const uint64_t off = 4096 - sizeof(*d) - 100;	/* desc 1 crosses the page end */
+	int c;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	dst = env_buf(&e, 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	dva = env_buf(&e, 4096, TC_PTE_READ, &dpa);
+	wva = env_buf(&e, 4096, TC_PTE_WRITE, &wpa);
+	d = qts_ptr(e.q, dpa + off);
+	memset(d, 0, 2 * sizeof(*d) - 100);
+	d[0].op = DRM_TILECOPY_OP_WRITE64;
+	d[0].elem_size = 8;
+	d[0].ndims = 1;
+	d[0].extent[0] = 1;
+	d[0].dst = dst;
+	d[0].value = 0xfeed;
+	memcpy(qts_ptr(e.q, wpa), &d[0], sizeof(*d));
+	for (c = 0; c < 3; c++) {
+		re = ring_entry(&e.d, &r);
+		re->desc_addr = c == 2 ? wva : dva + off;
+		re->desc_count = c == 1 ? 2 : 1;
+		re->flags = TC_RING_F_DESC_VA;
+		re->seqno = 30 + c;
+		r.tail = (r.tail + 1) % r.size;
+		tc_qwr(&e.d, 0, TC_Q_TAIL, r.tail);
+		tc_qwr(&e.d, 0, TC_Q_DOORBELL, 1);
+		if (c == 0) {
+			assert_ok(&e, tc_wait(&e.d, 0, WAIT_MS), 30);
+			ck_assert_uint_eq(*(uint64_t *)va_host(&e, dst), 0xfeed);
+		} else if (c == 1) {
+			assert_fault(&e, tc_wait(&e.d, 0, WAIT_MS), DRM_TILECOPY_STATUS_FAULT_UNMAPPED,
+				     1, dva + 4096, 31);
+			queue_renew(&e, &r);
+		} else {
+			assert_fault(&e, tc_wait(&e.d, 0, WAIT_MS), DRM_TILECOPY_STATUS_FAULT_PERM,
+				     0, wva, 32);
+		}
+	}
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * reset-hang-on=1: the first reset never completes (BUSY and FW_READY stay)
+ * and the engine goes on with its rings, the stopped job again. Only bus
+ * mastering stops it: with it off, jobs fail with DMA errors and write
+ * nothing. The next reset works.
+ */
+START_TEST(test_reset_hang)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc *d;
+	uint64_t src, dst, gpa, one = 1;
+	uint32_t ext = 4096, cmd;
+	unsigned i;
+
+	env_up(&e, "reset-hang-on=1,delay-ns-per-kb=25000000", 1);	/* 100 ms per desc */
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 4096, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 3 * 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, 4096, 3);
+	d = desc_alloc(e.q, 3, &gpa);
+	for (i = 0; i < 3; i++)
+		desc_copy(&d[i], 1, src, dst + i * 4096, 1, &ext, &one, &one);
+	ring_submit(&e.d, 0, &r, gpa, 3, 0, 1);
+	POLL(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO) == 1);
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_STOP);
+	POLL(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_STOPPED);
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_RESET);
+	/* stuck: still busy with firmware, and the job runs again */
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS) & (TC_STATUS_BUSY | TC_STATUS_FW_READY),
+			  TC_STATUS_BUSY | TC_STATUS_FW_READY);
+	{
+		char *log = qts_log(e.q);
+
+		ck_assert(strstr(log, "reset 1 hangs (reset-hang-on)"));
+		free(log);
+	}
+	POLL(*va_host(&e, dst + 4095) != 0);	/* descriptor 0 ran (again) */
+	/* bus mastering off: the rest of the job fails, nothing more is written */
+	cmd = pci_cfg_read(e.q, SLOT, 4);
+	pci_cfg_write(e.q, SLOT, 4, cmd & ~4u);
+	POLL(tc_qrd(&e.d, 0, TC_Q_STATUS) & TC_Q_STATUS_HALTED);
+	ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_ERR_CODE), DRM_TILECOPY_STATUS_DMA_ERROR);
+	ck_assert_uint_eq(*va_host(&e, dst + 2 * 4096 + 4095), 0);
+	ck_assert(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_BUSY);
+	/* the second reset works (and bus mastering back on, jobs run) */
+	tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_RESET);
+	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_STATUS), 0);
+	pci_cfg_write(e.q, SLOT, 4, cmd);
+	tc_wr(&e.d, TC_REG_CTX_ROOT_LO(0), (uint32_t)e.mmu.root);
+	tc_boot_good(&e.d);
+	ring_setup(&e.d, 0, &r, 16);
+	d[0].extent[0] = 16;
+	assert_ok(&e, run_job(&e, &r, d, 1, 2), 2);
+	env_down(&e);
+}
+END_TEST
+
 /* ---- queues, instances, counters, interrupts ------------------------------------------- */
 
 /* Four queues, each with its own context and page tables, all at once;
@@ -1622,8 +1927,9 @@ START_TEST(test_cross_cpu)
 			d.src_stride[k] = kind == 0 ? 0 : kind == 1 ? 1 + fz_rnd(&seed) % 9 : acc;
 			acc *= d.extent[k];
 		}
-		if (d.op == DRM_TILECOPY_OP_FILL)
-			d.value = ((uint64_t)fz_rnd(&seed) << 32) | fz_rnd(&seed);
+		if (d.op == DRM_TILECOPY_OP_FILL)	/* no bits above elem_size */
+			d.value = (((uint64_t)fz_rnd(&seed) << 32) | fz_rnd(&seed)) &
+				  (~0ull >> (64 - 8 * es));
 		if (d.op == DRM_TILECOPY_OP_WRITE64) {
 			memset(&d, 0, sizeof(d));
 			d.op = DRM_TILECOPY_OP_WRITE64;
@@ -1904,6 +2210,11 @@ static Suite *device_suite(void)
 	ADD("/desc/bad", test_desc_bad);
 	ADD("/desc/op-disabled", test_desc_op_disabled);
 	ADD("/desc/fuzz", test_desc_fuzz);
+	ADD("/desc/table", test_desc_table);
+	ADD("/desc/via-mmu", test_desc_via_mmu);
+	ADD("/engine/stop-progress", test_stop_progress);
+	ADD("/engine/reset-hang", test_reset_hang);
+	ADD("/inject/hang-queue-job-ns", test_hang_queue_job_ns);
 	ADD("/dma/not-ram", test_dma_not_ram);
 	ADD("/inject/hang-queue-reset", test_hang_then_queue_reset);
 	ADD("/inject/hang-engine-reset", test_hang_then_engine_reset);

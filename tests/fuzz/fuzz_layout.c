@@ -21,6 +21,9 @@
 
 #include "tilecopy/tilecopy.h"
 #include "fuzz_common.h"
+/* White-box: the value-level API under the handles (libuser/internal.h). */
+#include "internal.h"
+#include "plan_internal.h"
 
 /* Domains up to this size are walked element by element. */
 #define FZ_WALK_MAX 4096
@@ -31,10 +34,10 @@ static void fz_check_roundtrip(const tilecopy_layout_t *l, const char *text)
 	tilecopy_layout_t back;
 	tilecopy_status_t st;
 
-	st = tilecopy_layout_print(l, buf, sizeof(buf));
+	st = tc_layout_print(l, buf, sizeof(buf));
 	FZ_CHECK(st == TILECOPY_SUCCESS, "print of '%s' failed: %s", text,
 		 tilecopy_last_error());
-	st = tilecopy_layout_parse(&back, buf);
+	st = tc_layout_parse(&back, buf);
 	FZ_CHECK(st == TILECOPY_SUCCESS, "'%s' printed as '%s', which does not parse: %s",
 		 text, buf, tilecopy_last_error());
 	FZ_CHECK(back.rank == l->rank && back.nleaves == l->nleaves &&
@@ -50,7 +53,7 @@ static void fz_check_roundtrip(const tilecopy_layout_t *l, const char *text)
 		char *small = malloc(size);
 
 		FZ_CHECK(small, "malloc");
-		st = tilecopy_layout_print(l, small, size);
+		st = tc_layout_print(l, small, size);
 		FZ_CHECK(st != TILECOPY_SUCCESS, "print of '%s' into %zu bytes (needs %zu) succeeded",
 			 buf, size, need);
 		FZ_CHECK(memchr(small, 0, size), "print into %zu bytes not terminated", size);
@@ -60,16 +63,16 @@ static void fz_check_roundtrip(const tilecopy_layout_t *l, const char *text)
 
 static void fz_check_queries(const tilecopy_layout_t *l)
 {
-	int64_t size = tilecopy_layout_size(l), cosize = tilecopy_layout_cosize(l);
+	int64_t size = tc_layout_size(l), cosize = tc_layout_cosize(l);
 	int64_t prod = 1;
 	int ovf = 0;
 
 	FZ_CHECK(l->rank >= 1 && l->rank <= TILECOPY_MAX_RANK, "rank %d", l->rank);
 	FZ_CHECK(l->nleaves >= 1 && l->nleaves <= TILECOPY_MAX_LEAVES, "nleaves %d", l->nleaves);
 	FZ_CHECK(l->mode[0] == 0 && l->mode[l->rank] == l->nleaves, "mode table");
-	FZ_CHECK(tilecopy_layout_depth(l) >= 0, "depth");
+	FZ_CHECK(tc_layout_depth(l) >= 0, "depth");
 	for (int m = 0; m < l->rank; m++) {
-		int64_t ms = tilecopy_layout_mode_size(l, m);
+		int64_t ms = tc_layout_mode_size(l, m);
 
 		FZ_CHECK(l->mode[m] < l->mode[m + 1], "mode %d has no leaf", m);
 		if (ms < 0 || __builtin_mul_overflow(prod, ms, &prod))
@@ -82,23 +85,23 @@ static void fz_check_queries(const tilecopy_layout_t *l)
 		return;
 
 	tilecopy_layout_t co;
-	int co_ok = tilecopy_layout_coalesce(&co, l) == TILECOPY_SUCCESS;
+	int co_ok = tc_layout_coalesce(&co, l) == TILECOPY_SUCCESS;
 
 	if (co_ok)
-		FZ_CHECK(tilecopy_layout_size(&co) == size, "coalesce changed size");
+		FZ_CHECK(tc_layout_size(&co) == size, "coalesce changed size");
 	for (int64_t i = 0; i < size; i++) {
 		int64_t crd[TILECOPY_MAX_RANK], idx, cidx, ccrd[TILECOPY_MAX_RANK];
 
-		FZ_CHECK(tilecopy_layout_idx2crd(l, i, crd) == TILECOPY_SUCCESS,
+		FZ_CHECK(tc_layout_idx2crd(l, i, crd) == TILECOPY_SUCCESS,
 			 "idx2crd(%lld) failed: %s", (long long)i, tilecopy_last_error());
-		FZ_CHECK(tilecopy_layout_crd2idx(l, crd, &idx) == TILECOPY_SUCCESS,
+		FZ_CHECK(tc_layout_crd2idx(l, crd, &idx) == TILECOPY_SUCCESS,
 			 "crd2idx failed: %s", tilecopy_last_error());
 		FZ_CHECK(idx >= 0 && idx < cosize, "offset %lld outside cosize %lld",
 			 (long long)idx, (long long)cosize);
 		if (co_ok) {
-			FZ_CHECK(tilecopy_layout_idx2crd(&co, i, ccrd) == TILECOPY_SUCCESS,
+			FZ_CHECK(tc_layout_idx2crd(&co, i, ccrd) == TILECOPY_SUCCESS,
 				 "coalesced idx2crd");
-			FZ_CHECK(tilecopy_layout_crd2idx(&co, ccrd, &cidx) == TILECOPY_SUCCESS,
+			FZ_CHECK(tc_layout_crd2idx(&co, ccrd, &cidx) == TILECOPY_SUCCESS,
 				 "coalesced crd2idx");
 			FZ_CHECK(cidx == idx, "coalesce: f(%lld) = %lld, was %lld",
 				 (long long)i, (long long)cidx, (long long)idx);
@@ -111,30 +114,30 @@ static void fz_algebra(const tilecopy_layout_t *l)
 {
 	tilecopy_layout_t r, inv;
 
-	if (tilecopy_layout_right_inverse(&inv, l) == TILECOPY_SUCCESS) {
-		int64_t n = tilecopy_layout_size(&inv);
+	if (tc_layout_right_inverse(&inv, l) == TILECOPY_SUCCESS) {
+		int64_t n = tc_layout_size(&inv);
 
 		/* a(R(i)) == i, where defined (CuTe's contract). */
-		if (n > 0 && n <= FZ_WALK_MAX && tilecopy_layout_size(l) <= FZ_WALK_MAX) {
-			int64_t lsize = tilecopy_layout_size(l);
+		if (n > 0 && n <= FZ_WALK_MAX && tc_layout_size(l) <= FZ_WALK_MAX) {
+			int64_t lsize = tc_layout_size(l);
 
 			for (int64_t i = 0; i < n; i++) {
 				int64_t c[TILECOPY_MAX_RANK], j, k;
 
-				if (tilecopy_layout_idx2crd(&inv, i, c) ||
-				    tilecopy_layout_crd2idx(&inv, c, &j))
+				if (tc_layout_idx2crd(&inv, i, c) ||
+				    tc_layout_crd2idx(&inv, c, &j))
 					break;
-				if (j < 0 || j >= lsize || tilecopy_layout_idx2crd(l, j, c) ||
-				    tilecopy_layout_crd2idx(l, c, &k))
+				if (j < 0 || j >= lsize || tc_layout_idx2crd(l, j, c) ||
+				    tc_layout_crd2idx(l, c, &k))
 					break;
 				FZ_CHECK(k == i, "right_inverse: a(R(%lld)) = %lld",
 					 (long long)i, (long long)k);
 			}
 		}
 	}
-	(void)tilecopy_layout_complement(&r, l, tilecopy_layout_cosize(l));
-	(void)tilecopy_layout_composition(&r, l, l);
-	(void)tilecopy_layout_logical_divide(&r, l, l);
+	(void)tc_layout_complement(&r, l, tc_layout_cosize(l));
+	(void)tc_layout_composition(&r, l, l);
+	(void)tc_layout_logical_divide(&r, l, l);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -149,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (tilecopy_layout_parse(&l, text) == TILECOPY_SUCCESS) {
+	if (tc_layout_parse(&l, text) == TILECOPY_SUCCESS) {
 		fz_check_roundtrip(&l, text);
 		fz_check_queries(&l);
 		fz_algebra(&l);

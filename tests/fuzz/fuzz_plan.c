@@ -25,6 +25,9 @@
 #include "tilecopy/tilecopy.h"
 #include "tilecopy_accel.h"
 #include "fuzz_common.h"
+/* White-box: the value-level API under the handles (libuser/internal.h). */
+#include "internal.h"
+#include "plan_internal.h"
 
 #define FZ_MAX_ELEMS	4096
 #define FZ_MAX_BYTES	(1u << 20)
@@ -32,14 +35,21 @@
 static const char *const fz_names4[] = {
 	"NCHW", "NHWC", "CHWN", "HWCN", "NCHW4", "NCHW8", "NCHW16", "nChw8c",
 	"nChw16c", "NC1HWC0", "CHWN4", "RowMajor", "ColumnMajor", "WHCN", "NWCH",
+	/* the tag grammar: weights, a dim split twice, odd blocks */
+	"OIhw16i16o", "OIhw4i16o4i", "ABcd4b16a4b", "Acdb48a", "hwio", "aBcd3b",
+	"ABcd2a3b2a",
 };
 static const char *const fz_names5[] = {
 	"NCDHW", "NDHWC", "NCDHW16", "nCdhw16c", "nCdhw8c", "RowMajor", "ColumnMajor",
-	"CDHWN",
+	"CDHWN", "gOIhw16i16o", "gOIhw4o4i", "Acdeb16a", "aBCde2c3b2c",
 };
-static const char *const fz_names3[] = { "NCW", "NWC", "nCw8c", "RowMajor", "ColumnMajor" };
+static const char *const fz_names3[] = {
+	"NCW", "NWC", "nCw8c", "RowMajor", "ColumnMajor", "ABc4a8b8a4b", "Acb3a",
+	"BAc2b3a2b",
+};
 static const char *const fz_names_mat[] = {
-	"RowMajor", "ColumnMajor", "ND", "zN", "zZ", "nZ", "nN",
+	"RowMajor", "ColumnMajor", "ND", "zN", "zZ", "nZ", "nN", "*BA3a5b", "*AB16b16a",
+	"*Ab2a",
 };
 
 struct fz_fmt {
@@ -193,25 +203,25 @@ static void fz_run(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
 {
 	tilecopy_plan_t *plan;
 	tilecopy_status_t st;
-	size_t esz = tilecopy_dtype_size(src->dtype);
+	size_t esz = tc_dtype_size(src->dtype);
 
-	st = tilecopy_plan_create(&plan, src, dst);
+	st = tc_plan_create(&plan, src, dst, 0);
 	if (st) {
 		FZ_CHECK(tilecopy_last_error()[0], "plan %s -> %s refused without a message",
 			 src->format, dst->format);
 		return;
 	}
-	uint64_t sb = tilecopy_plan_src_bytes(plan), db = tilecopy_plan_dst_bytes(plan);
+	uint64_t sb = plan->src_bytes, db = plan->dst_bytes;
 	uint64_t tsb, tdb;
 
-	FZ_CHECK(!tilecopy_tensor_bytes(src, &tsb) && tsb == sb, "src bytes");
-	FZ_CHECK(!tilecopy_tensor_bytes(dst, &tdb) && tdb == db, "dst bytes");
+	FZ_CHECK(!tc_tensor_bytes(src, &tsb) && tsb == sb, "src bytes");
+	FZ_CHECK(!tc_tensor_bytes(dst, &tdb) && tdb == db, "dst bytes");
 	if (sb > FZ_MAX_BYTES || db > FZ_MAX_BYTES || !db) {
 		tilecopy_plan_destroy(plan);
 		return;
 	}
-	size_t nd;
-	const struct drm_tilecopy_desc *d = tilecopy_plan_descs(plan, &nd);
+	size_t nd = plan->n;
+	const struct drm_tilecopy_desc *d = plan->descs;
 	char line[512];
 
 	for (size_t i = 0; i < nd && i < 64; i++)
@@ -239,8 +249,8 @@ static void fz_run(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
 			crd[m] = r % shape[m];
 			r /= shape[m];
 		}
-		FZ_CHECK(!tilecopy_layout_crd2idx(&src->layout, crd, &si), "src crd2idx");
-		FZ_CHECK(!tilecopy_layout_crd2idx(&dst->layout, crd, &di), "dst crd2idx");
+		FZ_CHECK(!tc_layout_crd2idx(&src->layout, crd, &si), "src crd2idx");
+		FZ_CHECK(!tc_layout_crd2idx(&dst->layout, crd, &di), "dst crd2idx");
 		FZ_CHECK((uint64_t)si * esz + esz <= sb && (uint64_t)di * esz + esz <= db,
 			 "element outside the plan's buffers");
 		memcpy(ref + di * esz, s + si * esz, esz);
@@ -248,19 +258,37 @@ static void fz_run(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
 	for (uint64_t i = 0; i < db; i++)
 		FZ_CHECK(out[i] == ref[i],
 			 "%s -> %s (%s, shape[0] %lld, rank %d): byte %llu is 0x%02x, reference 0x%02x",
-			 src->format, dst->format, tilecopy_dtype_name(src->dtype),
+			 src->format, dst->format, tc_dtype_name(src->dtype),
 			 (long long)shape[0], rank, (unsigned long long)i, out[i], ref[i]);
 
 	static const char *const simd[] = { "sse2", "avx2", "avx512", "neon" };
 
 	for (size_t k = 0; k < TC_N(simd); k++) {
-		if (!tilecopy_cpu_name(simd[k]))
+		const char *name;
+
+		if (tilecopy_cpu_name(simd[k], &name))
 			continue;
 		memset(alt, 0x5a, db);
 		st = tilecopy_plan_execute_cpu(plan, s, sb, alt, db, simd[k]);
 		FZ_CHECK(st == TILECOPY_SUCCESS, "%s: %s", simd[k], tilecopy_last_error());
 		FZ_CHECK(!memcmp(alt, out, db), "%s differs from scalar: %s -> %s", simd[k],
 			 src->format, dst->format);
+	}
+	/* In place (src == dst): the result of disjoint buffers. */
+	{
+		uint64_t big = sb > db ? sb : db;
+		uint8_t *io = malloc(big);
+
+		FZ_CHECK(io, "malloc");
+		memcpy(io, s, sb);
+		st = tilecopy_plan_execute_cpu(plan, io, big, io, big, "scalar");
+		FZ_CHECK(st == TILECOPY_SUCCESS, "in place: %s", tilecopy_last_error());
+		/* bytes the plan does not write keep the source's there */
+		for (uint64_t i = 0; i < db; i++)
+			FZ_CHECK(io[i] == out[i] || (out[i] == 0xa5 && i < sb && io[i] == s[i]),
+				 "in place %s -> %s: byte %llu is 0x%02x, out of place 0x%02x",
+				 src->format, dst->format, (unsigned long long)i, io[i], out[i]);
+		free(io);
 	}
 	/* Short buffers are refused before anything is written. */
 	memset(alt, 0x77, db);
@@ -310,9 +338,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fz_format(&in, kind, shape, rank, 1, &fs);
 	fz_format(&in, kind, shape, rank, 0, &fd);
-	if (tilecopy_tensor_make(&src, fs.text, shape, rank, dt, fs.has_block ? fs.block : NULL))
+	if (tc_tensor_make(&src, fs.text, shape, rank, dt, fs.has_block ? fs.block : NULL))
 		return 0;
-	if (tilecopy_tensor_make(&dst, fd.text, shape, rank, dt, fd.has_block ? fd.block : NULL))
+	if (tc_tensor_make(&dst, fd.text, shape, rank, dt, fd.has_block ? fd.block : NULL))
 		return 0;
 	fz_run(&src, &dst, shape, rank, seed);
 	return 0;

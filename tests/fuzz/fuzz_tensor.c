@@ -23,6 +23,9 @@
 
 #include "tilecopy/tilecopy.h"
 #include "fuzz_common.h"
+/* White-box: the value-level API under the handles (libuser/internal.h). */
+#include "internal.h"
+#include "plan_internal.h"
 
 #define FZ_WALK_MAX 4096
 
@@ -43,7 +46,7 @@ static void fz_check_tensor(const tilecopy_tensor_t *t, const int64_t *shape,
 			    int rank, const char *format)
 {
 	const tilecopy_layout_t *l = &t->layout;
-	size_t esz = tilecopy_dtype_size(t->dtype);
+	size_t esz = tc_dtype_size(t->dtype);
 	uint64_t bytes;
 	int64_t n = 1, idx;
 	char buf[1024];
@@ -52,7 +55,7 @@ static void fz_check_tensor(const tilecopy_tensor_t *t, const int64_t *shape,
 	FZ_CHECK(l->rank == rank, "%s: layout rank %d for shape rank %d", format,
 		 l->rank, rank);
 	for (int m = 0; m < rank; m++) {
-		int64_t ms = tilecopy_layout_mode_size(l, m);
+		int64_t ms = tc_layout_mode_size(l, m);
 
 		FZ_CHECK(t->extent[m] == shape[m], "%s: extent[%d] %lld != shape %lld",
 			 format, m, (long long)t->extent[m], (long long)shape[m]);
@@ -61,11 +64,11 @@ static void fz_check_tensor(const tilecopy_tensor_t *t, const int64_t *shape,
 		if (n >= 0 && __builtin_mul_overflow(n, shape[m], &n))
 			n = -1;
 	}
-	(void)tilecopy_layout_print(l, buf, sizeof(buf));
-	(void)tilecopy_tensor_is_contiguous_in(t, format);
-	(void)tilecopy_tensor_is_contiguous_in(t, "NCHW");
-	int pad = tilecopy_tensor_has_padding(t);
-	int64_t cosize = tilecopy_layout_cosize(l);
+	(void)tc_layout_print(l, buf, sizeof(buf));
+	(void)tc_tensor_is_contiguous_in(t, format);
+	(void)tc_tensor_is_contiguous_in(t, "NCHW");
+	int pad = tc_tensor_has_padding(t);
+	int64_t cosize = tc_layout_cosize(l);
 
 	/*
 	 * The overlap test falls back to marking every element (up to 2^24 by
@@ -74,10 +77,10 @@ static void fz_check_tensor(const tilecopy_tensor_t *t, const int64_t *shape,
 	 */
 	if (n < 0 || n > (1 << 20) || cosize < 0 || cosize > (1 << 20))
 		return;
-	(void)tilecopy_tensor_is_dense(t);
-	int ovl = tilecopy_tensor_has_overlap(t);
+	(void)tc_tensor_is_dense(t);
+	int ovl = tc_tensor_has_overlap(t);
 
-	if (tilecopy_tensor_bytes(t, &bytes) != TILECOPY_SUCCESS)
+	if (tc_tensor_bytes(t, &bytes) != TILECOPY_SUCCESS)
 		return;
 	/* n logical elements of esz bytes, without overlap, need n*esz bytes. */
 	if (n > 0 && !ovl && (uint64_t)n <= UINT64_MAX / esz)
@@ -95,7 +98,7 @@ static void fz_check_tensor(const tilecopy_tensor_t *t, const int64_t *shape,
 			crd[m] = r % shape[m];
 			r /= shape[m];
 		}
-		FZ_CHECK(tilecopy_layout_crd2idx(l, crd, &idx) == TILECOPY_SUCCESS,
+		FZ_CHECK(tc_layout_crd2idx(l, crd, &idx) == TILECOPY_SUCCESS,
 			 "%s: crd2idx: %s", format, tilecopy_last_error());
 		FZ_CHECK(idx >= 0 && (uint64_t)idx * esz + esz <= bytes,
 			 "%s: element %lld at %lld outside %llu bytes", format,
@@ -139,12 +142,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!(flags & 1))
 		block = NULL;
 
-	tilecopy_status_t st = tilecopy_tensor_make(&t, text, shape, rank,
+	tilecopy_status_t st = tc_tensor_make(&t, text, shape, rank,
 						    (tilecopy_dtype_t)dtype, block);
 	if (st == TILECOPY_SUCCESS)
 		fz_check_tensor(&t, shape, rank, text);
 	else
 		FZ_CHECK(tilecopy_last_error()[0], "'%s' refused without a message", text);
+
+	/* The public handle, the flags (bit 1: physical order, bit 2: view). */
+	tilecopy_tensor_t *h;
+	uint32_t hf = (flags & 2 ? TILECOPY_TENSOR_SHAPE_PHYSICAL : 0) |
+		      (flags & 4 ? TILECOPY_TENSOR_VIEW : 0);
+
+	st = tilecopy_tensor_create(&h, text, shape, rank, (tilecopy_dtype_t)dtype, block, hf);
+	if (st == TILECOPY_SUCCESS) {
+		int64_t got[TILECOPY_MAX_RANK], prod_in = 1, prod_out = 1;
+		int order[TILECOPY_MAX_RANK], hr = 0;
+
+		FZ_CHECK(!tilecopy_tensor_rank(h, &hr) && hr == rank, "handle rank %d", hr);
+		FZ_CHECK(!tilecopy_tensor_shape(h, got, TILECOPY_MAX_RANK), "shape");
+		FZ_CHECK(!tilecopy_tensor_physical_order(h, order, TILECOPY_MAX_RANK), "order");
+		/* a physical shape is a permutation of the logical one */
+		for (int k = 0; k < rank; k++) {
+			if (__builtin_mul_overflow(prod_in, shape[k], &prod_in))
+				prod_in = -1;
+			if (__builtin_mul_overflow(prod_out, got[k], &prod_out))
+				prod_out = -1;
+		}
+		FZ_CHECK(prod_in == prod_out || prod_in < 0 || prod_out < 0,
+			 "%s: shape product changed", text);
+		tilecopy_tensor_destroy(h);
+	} else {
+		FZ_CHECK(tilecopy_last_error()[0], "'%s' (handle) refused without a message", text);
+	}
 
 	/* The other parsers on the same text. */
 	if (tilecopy_shape_parse(sh, &srank, TILECOPY_MAX_RANK, text) == TILECOPY_SUCCESS) {
@@ -153,9 +183,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FZ_CHECK(sh[k] >= 1, "shape_parse gave %lld", (long long)sh[k]);
 	}
 	if (tilecopy_dtype_parse(&dt, text) == TILECOPY_SUCCESS)
-		FZ_CHECK(tilecopy_dtype_size(dt), "dtype_parse gave unknown %d", (int)dt);
+		FZ_CHECK(tc_dtype_size(dt), "dtype_parse gave unknown %d", (int)dt);
 	(void)tilecopy_status_str((tilecopy_status_t)dtype);
-	(void)tilecopy_dtype_name((tilecopy_dtype_t)dtype);
+	(void)tc_dtype_name((tilecopy_dtype_t)dtype);
 	free(text);
 	free(shape);
 	return 0;

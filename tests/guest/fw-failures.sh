@@ -40,7 +40,7 @@ cases=(
 	"bad_format|firmware tilecopy/test/bad_format\.bin: unsupported format 2"
 	"bad_header_crc|firmware tilecopy/test/bad_header_crc\.bin: bad header checksum"
 	"bad_payload_crc|firmware tilecopy/test/bad_payload_crc\.bin: bad payload checksum"
-	"bad_abi|firmware tilecopy/test/bad_abi\.bin: supports ABI 0x00020000\.\.0x00020000"
+	"bad_iface|firmware tilecopy/test/bad_iface\.bin: speaks interface 0x00020000\.\.0x00020000"
 	"bad_hw|firmware tilecopy/test/bad_hw\.bin: built for hardware 0x00020000"
 	"truncated|firmware tilecopy/test/truncated\.bin: truncated"
 	"truncated_header|firmware tilecopy/test/truncated_header\.bin: truncated"

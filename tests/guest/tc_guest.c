@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "tc_guest.h"
@@ -34,29 +36,46 @@ static int cmp_names(const struct dirent **a, const struct dirent **b)
 	return la != lb ? (la < lb ? -1 : 1) : strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static int accel_filter(const struct dirent *d)
+/*
+ * The driver's nodes: /dev/accel/accelN, or /dev/dri/renderDN when the
+ * kernel has no accel core (CONFIG_DRM_ACCEL=n, e.g. Debian's arm64 6.12).
+ * A kernel has one kind or the other; both are scanned.
+ */
+static const struct {
+	const char *class_dir, *prefix, *dev_dir;
+} tc_node_kinds[] = {
+	{ "/sys/class/accel", "accel", "/dev/accel" },
+	{ "/sys/class/drm", "renderD", "/dev/dri" },
+};
+
+static const char *tc_filter_prefix;
+
+static int node_filter(const struct dirent *d)
 {
-	return !strncmp(d->d_name, "accel", 5);
+	return !strncmp(d->d_name, tc_filter_prefix, strlen(tc_filter_prefix));
 }
 
-const char *tc_find_device(int n, char *buf, size_t len)
+/* The n-th tilecopy node of one kind; *found counts the nodes seen. */
+static const char *tc_find_kind(unsigned int kind, int n, int *found, char *buf, size_t len)
 {
+	const char *cls = tc_node_kinds[kind].class_dir;
 	struct dirent **names;
-	int count, found = -1;
 	const char *ret = NULL;
+	int count;
 
-	count = scandir("/sys/class/accel", &names, accel_filter, cmp_names);
+	tc_filter_prefix = tc_node_kinds[kind].prefix;
+	count = scandir(cls, &names, node_filter, cmp_names);
 	for (int i = 0; i < count; i++) {
 		char path[512];
 
-		snprintf(path, sizeof(path), "/sys/class/accel/%s/device/vendor", names[i]->d_name);
+		snprintf(path, sizeof(path), "%s/%s/device/vendor", cls, names[i]->d_name);
 		if (read_hex(path) != TC_PCI_VENDOR_ID)
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/accel/%s/device/device", names[i]->d_name);
+		snprintf(path, sizeof(path), "%s/%s/device/device", cls, names[i]->d_name);
 		if (read_hex(path) != TC_PCI_DEVICE_ID)
 			continue;
-		if (++found == n && !ret) {
-			snprintf(buf, len, "/dev/accel/%s", names[i]->d_name);
+		if (++*found == n && !ret) {
+			snprintf(buf, len, "%s/%s", tc_node_kinds[kind].dev_dir, names[i]->d_name);
 			ret = buf;
 		}
 	}
@@ -65,6 +84,51 @@ const char *tc_find_device(int n, char *buf, size_t len)
 	if (count > 0)
 		free(names);
 	return ret;
+}
+
+const char *tc_find_device(int n, char *buf, size_t len)
+{
+	const char *ret = NULL;
+	int found = -1;
+
+	for (unsigned int k = 0; k < TC_ARRAY_SIZE(tc_node_kinds) && !ret; k++)
+		ret = tc_find_kind(k, n, &found, buf, len);
+	return ret;
+}
+
+const char *tc_device_sysfs(int n, const char *attr, char *buf, size_t len)
+{
+	char node[64];
+	const char *dev = tc_find_device(n, node, sizeof(node));
+	struct stat st;
+
+	if (!dev || stat(dev, &st))
+		return NULL;
+	/* the node's class device, whatever its class; device/ is the PCI one */
+	snprintf(buf, len, "/sys/dev/char/%u:%u/device/%s", major(st.st_rdev),
+		 minor(st.st_rdev), attr);
+	return buf;
+}
+
+const char *tc_device_debugfs(int n, const char *file, char *buf, size_t len)
+{
+	char node[64], link[512], target[512];
+	const char *dev = tc_find_device(n, node, sizeof(node));
+	const char *pci;
+	ssize_t r;
+
+	if (!dev || !tc_device_sysfs(n, "", link, sizeof(link)))
+		return NULL;
+	link[strlen(link) - 1] = 0;	/* .../device/ -> .../device */
+	r = readlink(link, target, sizeof(target) - 1);
+	if (r <= 0)
+		return NULL;
+	target[r] = 0;
+	pci = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	/* accel keeps a device's files in accel/<PCI name>/, DRM in dri/<PCI name>/ */
+	snprintf(buf, len, "/sys/kernel/debug/%s/%s/%s",
+		 strncmp(dev, "/dev/accel/", 11) ? "dri" : "accel", pci, file);
+	return buf;
 }
 
 int tc_count_devices(void)
@@ -107,11 +171,11 @@ void tc_require_device(const char *prog)
 	if (getenv("TC_DEVICE") || tc_find_device(0, buf, sizeof(buf)))
 		return;
 	if (getenv("TC_REQUIRE_DEVICE") && atoi(getenv("TC_REQUIRE_DEVICE"))) {
-		fprintf(stderr, "%s: FAIL: no tilecopy device (PCI %04x:%04x) under /sys/class/accel\n",
+		fprintf(stderr, "%s: FAIL: no tilecopy device (PCI %04x:%04x) under /sys/class/accel or drm\n",
 			prog, TC_PCI_VENDOR_ID, TC_PCI_DEVICE_ID);
 		exit(1);
 	}
-	fprintf(stderr, "%s: SKIP: no tilecopy device (PCI %04x:%04x) under /sys/class/accel; run it in the guest (make check-guest)\n",
+	fprintf(stderr, "%s: SKIP: no tilecopy device (PCI %04x:%04x) under /sys/class/accel or drm; run it in the guest (make check-guest)\n",
 		prog, TC_PCI_VENDOR_ID, TC_PCI_DEVICE_ID);
 	exit(77);
 }
@@ -273,6 +337,70 @@ long tc_device_prop(const char *name)
 		if (!strncmp(p, name, n) && p[n] == '=')
 			return strtol(p + n + 1, NULL, 0);
 	return 0;
+}
+
+long tc_module_param(const char *name, long def)
+{
+	char path[256], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/tilecopy/parameters/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return def;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] ? strtol(buf, NULL, 0) : def;
+}
+
+void tc_pci_name(int n, char *out, size_t len)
+{
+	char link[512], target[512];
+	const char *pci;
+	ssize_t r;
+
+	/* the node's class device (accel or drm) links to its PCI device */
+	ck_assert_msg(tc_device_sysfs(n, "", link, sizeof(link)), "no tilecopy device #%d", n);
+	link[strlen(link) - 1] = 0;	/* .../device/ -> .../device */
+	r = readlink(link, target, sizeof(target) - 1);
+	ck_assert_msg(r > 0, "readlink %s: %s", link, strerror(errno));
+	target[r] = 0;
+	pci = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	snprintf(out, len, "%s", pci);
+}
+
+long long tc_sysfs_stat(int n, const char *name)
+{
+	char path[256], buf[64] = "";
+	FILE *f;
+
+	ck_assert_msg(tc_device_sysfs(n, name, path, sizeof(path)), "no tilecopy device #%d", n);
+	f = fopen(path, "r");
+	ck_assert_msg(f, "no %s", path);
+	ck_assert(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	return strtoll(buf, NULL, 0);
+}
+
+void tc_debugfs_path(int n, const char *file, char *out, size_t len)
+{
+	/* accel keeps a device's files in accel/<PCI name>/, DRM in dri/<PCI name>/ */
+	ck_assert_msg(tc_device_debugfs(n, file, out, len), "no debugfs dir of device %d", n);
+}
+
+int tc_force_reset(int n)
+{
+	char path[512];
+	int fd, ret = 0;
+
+	tc_debugfs_path(n, "reset", path, sizeof(path));
+	fd = open(path, O_WRONLY);
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	if (write(fd, "1", 1) != 1)
+		ret = -errno;
+	close(fd);
+	return ret;
 }
 
 void tc_pattern(void *buf, size_t n, uint32_t seed)

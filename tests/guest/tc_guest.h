@@ -3,7 +3,8 @@
  * tc_guest.h - helpers of the in-guest driver tests (tests/guest/).
  *
  * The tests run inside the QEMU guest started by tests/qemu/run-guest.sh,
- * against /dev/accel/accel* of the tilecopy driver. They talk to the driver
+ * against /dev/accel/accel* of the tilecopy driver (/dev/dri/renderD* on a
+ * kernel without the accel core). They talk to the driver
  * with raw ioctls (through libdrm's drmIoctl), never through libtilecopy, so
  * that the uAPI itself is what is tested.
  *
@@ -32,6 +33,10 @@
 
 /* Path of the n-th tilecopy device node (by PCI id), or NULL. */
 const char *tc_find_device(int n, char *buf, size_t len);
+/* "/sys/dev/char/M:m/device/<attr>" (the PCI device's) of the n-th node. */
+const char *tc_device_sysfs(int n, const char *attr, char *buf, size_t len);
+/* "/sys/kernel/debug/{accel,dri}/<PCI name>/<file>" of the n-th node. */
+const char *tc_device_debugfs(int n, const char *file, char *buf, size_t len);
 /* Number of tilecopy device nodes. */
 int tc_count_devices(void);
 /* Open the first tilecopy device (or $TC_DEVICE); fails the test if none. */
@@ -83,6 +88,17 @@ uint32_t tc_wait_status(int fd, uint64_t job_id);
 
 /* Device properties of this run (from $TC_DEVICE_PROPS), 0 if absent. */
 long tc_device_prop(const char *name);
+/* A parameter of the loaded tilecopy module, @def if it cannot be read. */
+long tc_module_param(const char *name, long def);
+
+/* PCI name (0000:00:04.0) of the n-th device; fails the test if none. */
+void tc_pci_name(int n, char *out, size_t len);
+/* Counter @name in the sysfs directory of the n-th device's PCI device. */
+long long tc_sysfs_stat(int n, const char *name);
+/* Path of @file in the n-th device's debugfs directory. */
+void tc_debugfs_path(int n, const char *file, char *out, size_t len);
+/* Write "1" to the n-th device's debugfs reset; returns 0 or -errno. */
+int tc_force_reset(int n);
 
 void tc_pattern(void *buf, size_t n, uint32_t seed);
 

@@ -40,6 +40,20 @@ step "1 queue, 4 KiB tile buffer" "${run[@]}" --device-props queues=1,tilebuf-si
 step "dma error" "${run[@]}" --device-props dma-error-on-job=3 --timeout 300 -- "$T/test_recovery"
 # a hung job: job timeout, engine reset, only the guilty job fails
 step "hang + timeout reset" "${run[@]}" --device-props hang-on-job=2 --timeout 300 -- "$T/test_recovery"
+# resets never replay a job: forced resets at moments spread over a
+# non-idempotent job's life (60 runs, counted hits); a job waiting behind
+# other queues' long jobs past job_timeout_ms is not blamed
+step "resets: forced, victim" "${run[@]}" --device-props delay-ns-per-kb=300000 \
+	--module-args job_timeout_ms=1000 --timeout 600 -- "$T/test_reset"
+# another queue's hangs (every job of queue 3 hangs) reset the engine under
+# the same job (50 runs); then abuse: a flood, 2^64 writes, 100 files, a
+# file banned after 3 hangs, GEM_CLOSE racing the other ioctls
+step "resets: hangs; abuse" "${run[@]}" --device-props hang-queue-mask=0x8,delay-ns-per-kb=1171875 \
+	--module-args job_timeout_ms=250 --timeout 900 -- bash -c "$T/test_reset && $T/test_abuse"
+# a reset that never completes wedges the device, unbind/bind recovers it;
+# then unbind under an open file with jobs, mmaps and a dma-buf
+step "wedge, unplug in use" "${run[@]}" --device-props reset-hang-on=2,delay-ns-per-kb=200000 \
+	--timeout 600 -- "$T/test_wedge"
 # unload and reload with two engines
 step "unload/reload" "${run[@]}" --devices 2 --no-module --timeout 600 -- tests/guest/reload.sh "$BUILD"
 # every broken firmware image, then the good one, in one boot

@@ -3,7 +3,10 @@
 # of the installed /usr/src/linux-headers-6.12.*+deb12-amd64 (the headers the
 # module is built against), without installing it on the host.
 #
-# Usage: tests/qemu/fetch-kernel.sh [--print-dir]
+# Usage: tests/qemu/fetch-kernel.sh [--arch x86_64|arm64|arm64-16k]
+#   --arch   the guest's kernel flavour (default x86_64): arm64 and arm64-16k
+#            are linux-image-<same version>-arm64[-16k]-unsigned:arm64, for
+#            the arm64 guest (tests/arm64/); 16k has 16 KiB pages.
 #
 # Result (cached, reused when complete):
 #   ${TILECOPY_CACHE:-$HOME/.cache/tilecopy}/kernel-<ver>/
@@ -25,6 +28,14 @@ if [ -z "$hdr" ]; then
 	exit 1
 fi
 ver=${hdr#/usr/src/linux-headers-}
+pkg=linux-image-$ver-unsigned
+if [ "${1:-}" = --arch ]; then
+	case ${2:-} in
+	x86_64) ;;
+	arm64|arm64-16k) ver=${ver%-amd64}-$2; pkg=linux-image-$ver-unsigned:arm64 ;;
+	*) echo "fetch-kernel: unknown --arch '${2:-}' (x86_64|arm64|arm64-16k)" >&2; exit 2 ;;
+	esac
+fi
 dir=$CACHE/kernel-$ver
 # Modules wanted (by name as in modules.dep: '-' and '_' both appear).
 # drm_exec/drm_gpuvm are optional helpers the driver may come to use.
@@ -43,7 +54,6 @@ if [ -f "$dir/.complete" ] && [ "$(cat "$dir/.complete")" = "$want" ]; then
 	exit 0
 fi
 
-pkg=linux-image-$ver-unsigned
 echo "fetch-kernel: fetching $pkg into $dir" >&2
 rm -rf "$dir.tmp"
 mkdir -p "$dir.tmp/deb"

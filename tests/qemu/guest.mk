@@ -10,11 +10,11 @@
 
 GUEST_TEST_SRCS := $(wildcard tests/guest/test_*.c)
 GUEST_TEST_BINS := $(patsubst tests/guest/%.c,$(BUILD)/tests/guest/%,$(GUEST_TEST_SRCS))
-GUEST_CFLAGS    := $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE -I$(TOP)/tests/guest \
+GUEST_CFLAGS    := $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE -pthread -I$(TOP)/tests/guest \
 		   $(shell pkg-config --cflags check libdrm 2>/dev/null)
 GUEST_LIBS      := $(shell pkg-config --libs check libdrm 2>/dev/null)
 
-$(BUILD)/tests/guest/%: tests/guest/%.c tests/guest/tc_guest.c tests/guest/tc_guest.h \
+$(BUILD)/tests/guest/%: tests/guest/%.c tests/guest/tc_guest.c tests/guest/tc_guest.h tests/desc_cases.h \
 		include/uapi/drm/tilecopy_accel.h include/hw/tilecopy_hw.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(GUEST_CFLAGS) -o $@ $< tests/guest/tc_guest.c $(GUEST_LIBS)

@@ -8,6 +8,9 @@
 # with libcheck/libdrm work unchanged), then writes the exit status and
 # dmesg to /results and powers off.
 export PATH=/bin:/sbin
+# A foreign-architecture busybox (mkinitramfs.sh cannot run it to list its
+# applets) comes with /bin/sh only: link the others now.
+[ -e /bin/mount ] || /bin/busybox --install -s /bin
 
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -72,8 +75,20 @@ if [ -n "$GUEST_MODULE" ]; then
 		echo "guest-init: insmod $GUEST_MODULE $GUEST_MODULE_ARGS failed" >>/results/init.log
 fi
 
+# The host's userspace is of another architecture (run-guest.sh --arch):
+# the command gets this busybox, in the guest's /tmp, as shell and tools.
+shell=/bin/bash
+if [ -n "${GUEST_BUSYBOX_DIR:-}" ]; then
+	bbdir=/host$GUEST_BUSYBOX_DIR
+	mkdir -p "$bbdir" && cp /bin/busybox "$bbdir/" || fail "cannot install busybox in $bbdir"
+	for app in $(/bin/busybox --list); do
+		[ -e "$bbdir/$app" ] || ln -s busybox "$bbdir/$app"
+	done
+	shell=$GUEST_BUSYBOX_DIR/sh
+fi
+
 echo "guest-init: running command" >/dev/console
-timeout "$GUEST_TIMEOUT" chroot /host /bin/bash /tmp/results/cmd.sh \
+timeout "$GUEST_TIMEOUT" chroot /host "$shell" /tmp/results/cmd.sh \
 	>/results/output 2>&1 </dev/null
 rc=$?
 # busybox timeout kills with SIGTERM: 143

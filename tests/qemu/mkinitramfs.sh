@@ -3,7 +3,9 @@
 # the guest kernel (from tests/qemu/fetch-kernel.sh) and tests/qemu/init.sh
 # as /init. Rebuilt only when one of its inputs is newer than the output.
 #
-# Usage: tests/qemu/mkinitramfs.sh KERNEL_DIR OUTPUT.cpio.gz
+# Usage: tests/qemu/mkinitramfs.sh KERNEL_DIR OUTPUT.cpio.gz [BUSYBOX]
+#   BUSYBOX  a static busybox of the guest's architecture when it is not the
+#            host's (tests/qemu/fetch-busybox.sh); /init links its applets.
 set -euo pipefail
 
 kdir=$1
@@ -11,15 +13,17 @@ out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 # busybox-static installs /bin/busybox; the dynamic "busybox" package would
 # not run in an initramfs without libc.
-bb=/bin/busybox
-if ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' ||
+bb=${3:-/bin/busybox}
+if [ -n "${3:-}" ]; then
+	[ -f "$bb" ] || { echo "mkinitramfs: no busybox at $bb" >&2; exit 1; }
+elif ! dpkg-query -W -f='${Status}' busybox-static 2>/dev/null | grep -q 'install ok installed' ||
 	[ ! -x "$bb" ]; then
 	echo "mkinitramfs: busybox-static is not installed (scripts/deps.sh installs it)" >&2
 	exit 1
 fi
 
 if [ -f "$out" ] && [ "$out" -nt "$here/init.sh" ] && [ "$out" -nt "$here/mkinitramfs.sh" ] &&
-	[ "$out" -nt "$kdir/.complete" ]; then
+	[ "$out" -nt "$kdir/.complete" ] && [ "$out" -nt "$bb" ]; then
 	exit 0
 fi
 
@@ -27,9 +31,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp"/{bin,sbin,proc,sys,dev,tmp,host,results,lib/modules}
 cp "$bb" "$tmp/bin/busybox"
-for app in $("$bb" --list); do
-	[ "$app" = busybox ] || ln -s busybox "$tmp/bin/$app"
-done
+if [ -n "${3:-}" ]; then
+	ln -s busybox "$tmp/bin/sh"
+else
+	for app in $("$bb" --list); do
+		[ "$app" = busybox ] || ln -s busybox "$tmp/bin/$app"
+	done
+fi
 cp "$kdir"/modules/*.ko "$tmp/lib/modules/"
 install -m 0755 "$here/init.sh" "$tmp/init"
 mkdir -p "$(dirname "$out")"

@@ -11,10 +11,15 @@
 #   --timeout S          seconds COMMAND may run inside the guest (default 300)
 #   --smp N              guest CPUs (default 2)
 #   --keep               keep the run directory (console log, dmesg) on success
+#   --arch A             x86_64 (default), arm64 or arm64-16k (16 KiB pages):
+#                        Debian's arm64 kernel on the `virt` board, settings
+#                        in tests/qemu/arch-arm64.sh (tests/arm64/)
+#   --no-msi             no MSI in the guest: the driver falls back to INTx
+#                        (arm64: a GICv3 without ITS; x86: pci=nomsi)
 #   --kernel K           stock (default, or $TC_KERNEL): Debian's kernel;
 #                        debug: the debug kernel (tests/qemu/kernel-debug.sh:
 #                        KASAN, lockdep, DMA-API, kmemleak, ...; its reports
-#                        fail the run)
+#                        fail the run; x86_64 only)
 #
 # COMMAND runs inside the guest, chrooted into the host's / (shared read-only
 # through 9p, so host binaries and the build tree are at the same paths), with
@@ -26,7 +31,8 @@
 # KASAN or UBSAN line (printed) although COMMAND passed; 125 when the guest
 # could not run it (boot failure, timeout: the console log is printed).
 #
-# Environment: QEMU_SYSTEM (default build/qemu/qemu-system-x86_64, else
+# Environment (the defaults are for x86_64; arch-arm64.sh has its own):
+# QEMU_SYSTEM (default build/qemu/qemu-system-x86_64, else
 # qemu-system-x86_64 from PATH when --devices 0), QEMU_FIRMWARE_ARGS,
 # TC_MODULE (default build/driver/tilecopy.ko), TC_FW_DIR (firmware search
 # path, default build/firmware), TILECOPY_CACHE (kernel cache).
@@ -44,6 +50,8 @@ module_args=
 timeout_s=300
 smp=2
 keep=0
+arch=x86_64
+no_msi=0
 kernel=${TC_KERNEL:-stock}
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -54,6 +62,8 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--arch) arch=$2; shift 2 ;;
+	--no-msi) no_msi=1; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "run-guest: unknown option '$1'" >&2; exit 2 ;;
@@ -61,10 +71,27 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "usage: run-guest.sh [options] -- COMMAND ARGS..." >&2; exit 2; }
 
-qemu=${QEMU_SYSTEM:-$B/qemu/qemu-system-x86_64}
+# What differs between architectures; x86_64 here, the others sourced.
+qemu_name=qemu-system-x86_64
+firmware_dirs="/usr/share/seabios /usr/share/qemu"
+module_default=$B/driver/tilecopy.ko
+machine_args=(-cpu max)
+console=ttyS0
+arch_append=
+[ $no_msi = 1 ] && arch_append=pci=nomsi
+initrd_name=initramfs
+busybox=			# the host's busybox-static
+guest_busybox_dir=		# the host's userspace runs COMMAND (bash)
+case $arch in
+x86_64) ;;
+arm64|arm64-16k) . "$here/arch-arm64.sh" ;;
+*) echo "run-guest: unknown --arch '$arch' (x86_64|arm64|arm64-16k)" >&2; exit 2 ;;
+esac
+
+qemu=${QEMU_SYSTEM:-$B/qemu/$qemu_name}
 if [ ! -x "$qemu" ]; then
-	if [ "$devices" = 0 ] && command -v qemu-system-x86_64 >/dev/null; then
-		qemu=$(command -v qemu-system-x86_64)
+	if [ "$devices" = 0 ] && command -v $qemu_name >/dev/null; then
+		qemu=$(command -v $qemu_name)
 	else
 		echo "run-guest: no QEMU at $qemu (make qemu-build)" >&2
 		exit 125
@@ -72,11 +99,11 @@ if [ ! -x "$qemu" ]; then
 fi
 if [ -z "${QEMU_FIRMWARE_ARGS:-}" ]; then
 	QEMU_FIRMWARE_ARGS=
-	for d in /usr/share/seabios /usr/share/qemu; do
+	for d in $firmware_dirs; do
 		[ -d $d ] && QEMU_FIRMWARE_ARGS="$QEMU_FIRMWARE_ARGS -L $d"
 	done
 fi
-module=${TC_MODULE:-$B/driver/tilecopy.ko}
+module=${TC_MODULE:-$module_default}
 fwdir=${TC_FW_DIR:-$B/firmware}
 
 # The dmesg verdict; a kernel file may replace it (kernel-debug.sh does).
@@ -94,12 +121,15 @@ kernel_args=
 guest_kernel=stock
 case $kernel in
 stock)
-	kdir=$(timeout 900 bash "$here/fetch-kernel.sh")
-	initrd=$B/guest/initramfs.cpio.gz ;;
-debug) . "$here/kernel-debug.sh" ;;
+	kdir=$(timeout 900 bash "$here/fetch-kernel.sh" --arch "$arch")
+	initrd=$B/guest/$initrd_name.cpio.gz ;;
+debug)
+	[ "$arch" = x86_64 ] ||
+		{ echo "run-guest: --kernel debug is x86_64 only (not --arch $arch)" >&2; exit 2; }
+	. "$here/kernel-debug.sh" ;;
 *) echo "run-guest: unknown kernel '$kernel' (stock|debug)" >&2; exit 2 ;;
 esac
-timeout 300 bash "$here/mkinitramfs.sh" "$kdir" "$initrd"
+timeout 300 bash "$here/mkinitramfs.sh" "$kdir" "$initrd" $busybox
 
 # Kernel modules to load, in order; the 9p ones are loaded by /init itself.
 kmods=
@@ -140,6 +170,7 @@ chmod 0777 "$res"
 	echo "GUEST_TIMEOUT=$timeout_s"
 	echo "GUEST_FW_PATH='$fwdir'"
 	echo "GUEST_TMP_BINDS='$tmp_binds'"
+	echo "GUEST_BUSYBOX_DIR='$guest_busybox_dir'"
 	echo "GUEST_KERNEL=$guest_kernel"
 	if [ $no_module = 0 ]; then
 		echo "GUEST_MODULE='$module'"
@@ -150,7 +181,7 @@ chmod 0777 "$res"
 } >"$res/env"
 {
 	echo "cd $(printf %q "$TOP") || exit 125"
-	echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	echo "export PATH=${guest_busybox_dir:+$guest_busybox_dir:}/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	echo "export HOME=/tmp TC_GUEST_RESULTS=/tmp/results TC_IN_GUEST=1"
 	echo "export TC_MODULE=$(printf %q "$module") TC_FW_DIR=$(printf %q "$fwdir")"
 	echo "export TC_MODULE_ARGS=$(printf %q "$module_args")"
@@ -183,11 +214,11 @@ tcg_thread=${TC_TCG_THREAD:-single}
 watchdogs="rcupdate.rcu_cpu_stall_timeout=120 watchdog_thresh=60"
 
 # shellcheck disable=SC2086
-qemu_cmd=("$qemu" $QEMU_FIRMWARE_ARGS -accel "tcg,thread=$tcg_thread" -cpu max -smp "$smp" -m 1G
+qemu_cmd=("$qemu" $QEMU_FIRMWARE_ARGS -accel "tcg,thread=$tcg_thread" "${machine_args[@]}" -smp "$smp" -m 1G
 	-nodefaults -no-user-config -display none -vga none -no-reboot
 	-serial "file:$res/console.log" -monitor none
 	-kernel "$kdir/vmlinuz" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 loglevel=6 rdinit=/init $watchdogs $kernel_args"
+	-append "console=$console panic=-1 loglevel=6 rdinit=/init $watchdogs $arch_append $kernel_args"
 	-fsdev "local,id=hostfs,path=/,security_model=none,readonly=on,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=hostfs,mount_tag=host"
 	-fsdev "local,id=resfs,path=$res,security_model=none"

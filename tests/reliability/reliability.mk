@@ -69,10 +69,11 @@ check-valgrind: $(UNIT_BINS) $(CLI) $(REPLAY_BINS)
 # The fuzz targets as plain programs (gcc, the ordinary static library) that
 # replay a corpus: for valgrind, and for machines without clang.
 
-$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_common.h $(LIB_A)
+# (white-box like the unit tests: the core's objects, not its archive)
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz_common.h $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -I$(TOP)/tests/fuzz $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE \
-		-o $@ $< tests/fuzz/replay.c $(LIB_A) $(LIB_LDLIBS)
+		-o $@ $< tests/fuzz/replay.c $(LIB_OBJS) -lm
 
 # Minimise the work corpora of the last fuzz runs into the committed ones.
 .PHONY: fuzz-merge

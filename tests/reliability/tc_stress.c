@@ -11,7 +11,9 @@
  *                                          each while the engine injects
  *                                          faults; exactly TIMEOUTS jobs must
  *                                          time out and DMAERRS fail with
- *                                          DMA_ERROR, every other one verify
+ *                                          DMA_ERROR; a job running when a
+ *                                          hang resets the engine may fail
+ *                                          with RESET; every other one verify
  *   tc_stress load PROCS SECONDS           N processes x jobs with verification
  *   tc_stress kill PROCS ROUNDS            kill -9 of processes with jobs in flight
  *   tc_stress reuse ROUNDS                 GEM_CLOSE of a running job's BO, new BOs
@@ -694,7 +696,7 @@ static void fz_submit(struct fz_state *s)
 				d[i].op = DRM_TILECOPY_OP_FILL;
 				d[i].src = 0;
 				d[i].src_stride[0] = 0;
-				d[i].value = rnd();
+				d[i].value = rnd() & 0xff;	/* no bits above elem_size */
 			}
 		} else {
 			desc_memcpy(&d[i], fz_va(s), fz_va(s), n);
@@ -769,7 +771,8 @@ static void fz_wait(struct fz_state *s, int all)
 		fz_count(s, r);
 		CHECK(!r || r == -ETIMEDOUT, "WAIT of own job %" PRIu64 ": %s", s->jobs[i], strerror(-r));
 		if (!r) {
-			CHECK(w.status < DRM_TILECOPY_STATUS_PENDING, "status %u", w.status);
+			CHECK(w.status < DRM_TILECOPY_STATUS_PENDING ||
+			      w.status == DRM_TILECOPY_STATUS_RESET, "status %u", w.status);
 			s->waits_ok++;
 			s->jobs[i] = s->jobs[--s->njobs];
 		} else {
@@ -846,13 +849,13 @@ static void fz_raw(struct fz_state *s)
 static void fz_param(struct fz_state *s)
 {
 	struct drm_tilecopy_get_param g = {
-		.param = rnd_below(4) ? (uint32_t)rnd_below(16) : (uint32_t)rnd(),
+		.param = rnd_below(4) ? (uint32_t)rnd_below(24) : (uint32_t)rnd(),
 		.pad = rnd_below(4) ? 0 : (uint32_t)rnd(),
 	};
 	int r = xioctl(s->fd, DRM_IOCTL_TILECOPY_GET_PARAM, &g);
 
 	fz_count(s, r);
-	if (g.param > DRM_TILECOPY_PARAM_PCI_ID || g.pad)
+	if (g.param > DRM_TILECOPY_PARAM_FILE_HANGS || g.pad)
 		CHECK(r == -EINVAL, "GET_PARAM %u pad %u: %d", g.param, g.pad, r);
 }
 
@@ -1118,7 +1121,7 @@ static int mode_isolation(void)
 static int ld_jobs, ld_seconds, ld_pipe[2];
 
 struct ld_result {
-	long ok, verified, timeouts, dma_errors, other, submitted;
+	long ok, verified, timeouts, dma_errors, resets, other, submitted;
 	int pid;
 };
 
@@ -1154,6 +1157,9 @@ static void load_child(int idx)
 				r.verified++;
 			} else if (st == DRM_TILECOPY_STATUS_TIMEOUT) {
 				r.timeouts++;
+			} else if (st == DRM_TILECOPY_STATUS_RESET) {
+				/* running when the engine was reset: not run again */
+				r.resets++;
 			} else if (st == DRM_TILECOPY_STATUS_DMA_ERROR) {
 				r.dma_errors++;
 				CHECK(w.err_desc == j[k].nd / 2, "DMA error at desc %u, injected at %u",
@@ -1188,6 +1194,7 @@ static int run_load(int procs, struct ld_result *sum)
 		sum->verified += r.verified;
 		sum->timeouts += r.timeouts;
 		sum->dma_errors += r.dma_errors;
+		sum->resets += r.resets;
 		sum->other += r.other;
 		sum->submitted += r.submitted;
 	}
@@ -1204,13 +1211,16 @@ static int mode_faults(int argc, char **argv)
 
 	ld_jobs = argc > 3 ? atoi(argv[3]) : 16;
 	CHECK(!run_load(procs, &s), "a submitting process failed");
-	printf("RESULT faults: %d processes x %d jobs: %ld submitted, %ld ok and verified, %ld timed out, %ld DMA errors, %ld other; %.1f s\n",
-	       procs, ld_jobs, s.submitted, s.verified, s.timeouts, s.dma_errors, s.other,
-	       (now_ns() - t0) / 1e9);
+	printf("RESULT faults: %d processes x %d jobs: %ld submitted, %ld ok and verified, %ld timed out, %ld DMA errors, %ld hit by the resets, %ld other; %.1f s\n",
+	       procs, ld_jobs, s.submitted, s.verified, s.timeouts, s.dma_errors, s.resets,
+	       s.other, (now_ns() - t0) / 1e9);
 	CHECK(s.timeouts == want_to, "%ld jobs timed out, %ld injected", s.timeouts, want_to);
 	CHECK(s.dma_errors == want_dma, "%ld DMA errors, %ld injected", s.dma_errors, want_dma);
+	/* the engine runs one job at a time besides a hung one */
+	CHECK(s.resets <= want_to, "%ld jobs hit by %ld resets", s.resets, want_to);
 	CHECK(s.other == 0, "%ld jobs with another status", s.other);
-	CHECK(s.verified == s.submitted - want_to - want_dma, "not every other job verified");
+	CHECK(s.verified == s.submitted - want_to - want_dma - s.resets,
+	      "not every other job verified");
 	device_works("after fault injection");
 	return 0;
 }
@@ -1224,10 +1234,12 @@ static int mode_load(int argc, char **argv)
 	ld_seconds = argc > 3 ? atoi(argv[3]) : 30;
 	ld_jobs = 0;
 	CHECK(!run_load(procs, &s), "a load process failed");
-	printf("RESULT load: %d processes for %d s: %ld jobs, %ld verified, %ld failed; %.1f s, %.0f jobs/s\n",
-	       procs, ld_seconds, s.submitted, s.verified, s.submitted - s.verified,
-	       (now_ns() - t0) / 1e9, s.submitted / ((now_ns() - t0) / 1e9));
-	CHECK(s.verified == s.submitted, "jobs failed under load");
+	printf("RESULT load: %d processes for %d s: %ld jobs, %ld verified, %ld hit by forced resets, %ld failed otherwise; %.1f s, %.0f jobs/s\n",
+	       procs, ld_seconds, s.submitted, s.verified, s.resets,
+	       s.submitted - s.verified - s.resets, (now_ns() - t0) / 1e9,
+	       s.submitted / ((now_ns() - t0) / 1e9));
+	/* a forced reset fails the job it finds running (RESET), no other */
+	CHECK(s.verified + s.resets == s.submitted, "jobs failed under load");
 	device_works("after load");
 	return 0;
 }

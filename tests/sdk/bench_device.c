@@ -26,23 +26,48 @@ struct setup {
 	void *sp, *dp;
 };
 
+/* The 1.0 getters return a status. */
+static uint64_t plan_get(tilecopy_status_t (*get)(const tilecopy_plan_t *, uint64_t *),
+			 const tilecopy_plan_t *plan)
+{
+	uint64_t b = 0;
+
+	get(plan, &b);
+	return b;
+}
+#define plan_src(p) plan_get(tilecopy_plan_src_bytes, p)
+#define plan_dst(p) plan_get(tilecopy_plan_dst_bytes, p)
+#define plan_moved(p) plan_get(tilecopy_plan_moved_bytes, p)
+
+static const char *cpu_name(void)
+{
+	const char *n = "?";
+
+	tilecopy_cpu_name(NULL, &n);
+	return n;
+}
+
 static int setup(struct setup *s, tilecopy_device_t *dev, const char *shape)
 {
 	int64_t sh[4];
 	int rank;
-	tilecopy_tensor_t a, b;
+	tilecopy_tensor_t *a = NULL, *b = NULL;
+	uint64_t sb = 0, db = 0;
 
 	if (tilecopy_shape_parse(sh, &rank, 4, shape) ||
-	    tilecopy_tensor_make(&a, "NCHW", sh, rank, TILECOPY_DT_F32, NULL) ||
-	    tilecopy_tensor_make(&b, "NHWC", sh, rank, TILECOPY_DT_F32, NULL) ||
-	    tilecopy_plan_create(&s->plan, &a, &b) ||
-	    tilecopy_bo_create(&s->sbo, dev, tilecopy_plan_src_bytes(s->plan), 0) ||
-	    tilecopy_bo_create(&s->dbo, dev, tilecopy_plan_dst_bytes(s->plan), 0) ||
+	    tilecopy_tensor_create(&a, "NCHW", sh, rank, TILECOPY_DT_F32, NULL, 0) ||
+	    tilecopy_tensor_create(&b, "NHWC", sh, rank, TILECOPY_DT_F32, NULL, 0) ||
+	    tilecopy_plan_create(&s->plan, a, b, 0) ||
+	    tilecopy_plan_src_bytes(s->plan, &sb) || tilecopy_plan_dst_bytes(s->plan, &db) ||
+	    tilecopy_bo_create(&s->sbo, dev, sb, 0) ||
+	    tilecopy_bo_create(&s->dbo, dev, db, 0) ||
 	    tilecopy_bo_map(s->sbo, &s->sp) || tilecopy_bo_map(s->dbo, &s->dp)) {
 		fprintf(stderr, "bench_device: setup %s: %s\n", shape, tilecopy_last_error());
 		return -1;
 	}
-	memset(s->sp, 1, tilecopy_plan_src_bytes(s->plan));
+	tilecopy_tensor_destroy(a);
+	tilecopy_tensor_destroy(b);
+	memset(s->sp, 1, sb);
 	return 0;
 }
 
@@ -76,8 +101,8 @@ static double cpu_secs(struct setup *s, int reps)
 	for (int r = 0; r < reps; r++) {
 		double t0 = now();
 
-		tilecopy_plan_execute_cpu(s->plan, s->sp, tilecopy_plan_src_bytes(s->plan),
-					  s->dp, tilecopy_plan_dst_bytes(s->plan), NULL);
+		tilecopy_plan_execute_cpu(s->plan, s->sp, plan_src(s->plan),
+					  s->dp, plan_dst(s->plan), NULL);
 		if (now() - t0 < best)
 			best = now() - t0;
 	}
@@ -107,20 +132,20 @@ static void sweep(tilecopy_device_t *dev, int json)
 
 		if (setup(&st, dev, shapes[i]))
 			return;
-		moved = (double)tilecopy_plan_moved_bytes(st.plan);
+		moved = (double)plan_moved(st.plan);
 		in = st.sp;
-		out = malloc(tilecopy_plan_dst_bytes(st.plan));
+		out = malloc(plan_dst(st.plan));
 		for (int r = 0; r < 3; r++) {
 			double t0;
 
 			setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
 			t0 = now();
-			tilecopy_convert(dev, st.plan, in, tilecopy_plan_src_bytes(st.plan), out,
-					 tilecopy_plan_dst_bytes(st.plan), NULL);
+			tilecopy_convert(dev, st.plan, in, plan_src(st.plan), out,
+					 plan_dst(st.plan), NULL);
 			te = now() - t0 < te ? now() - t0 : te;
 			t0 = now();
-			tilecopy_convert(NULL, st.plan, in, tilecopy_plan_src_bytes(st.plan), out,
-					 tilecopy_plan_dst_bytes(st.plan), NULL);
+			tilecopy_convert(NULL, st.plan, in, plan_src(st.plan), out,
+					 plan_dst(st.plan), NULL);
 			tc = now() - t0 < tc ? now() - t0 : tc;
 		}
 		if (!cross && te < tc)
@@ -165,7 +190,7 @@ int main(int argc, char **argv)
 	}
 	tcpu_small = cpu_secs(&small, 50);
 	tcpu_big = cpu_secs(&big, 2);
-	mb = (double)tilecopy_plan_moved_bytes(big.plan);
+	mb = (double)plan_moved(big.plan);
 	if (json) {
 		printf("{\"case\": \"4KB jobs\", \"device_jobs_per_s\": %.0f, \"device_jobs_per_s_depth8\": %.0f, \"cpu_jobs_per_s\": %.0f}\n",
 		       200 / t1, 400 / t8, 1 / tcpu_small);
@@ -179,7 +204,7 @@ int main(int argc, char **argv)
 		printf("%-28s %9.3f GB/s %9.3f GB/s\n", "64 MB f32 NCHW->NHWC", mb / tbig / 1e9,
 		       mb / tcpu_big / 1e9);
 		printf("(GB/s = bytes read + written per second; CPU path: %s under the guest's CPU)\n",
-		       tilecopy_cpu_name(NULL));
+		       cpu_name());
 	}
 	sweep(dev, json);
 	tilecopy_device_close(dev);

@@ -11,7 +11,7 @@ $(BUILD)/tests/sdk/%: tests/sdk/%.c $(LIB_A) tests/unit/tc_test.h
 ALL_TARGETS += $(SDK_BINS)
 
 .PHONY: check-sdk bench-guest
-check-sdk: qemu-build module firmware $(SDK_BINS) $(CLI)
+check-sdk: qemu-build module firmware $(SDK_BINS) $(CLI) $(PY_PKG)
 	BUILD=$(abspath $(BUILD)) timeout 1500 bash tests/sdk/run.sh check
 
 bench-guest: qemu-build module firmware $(SDK_BINS)

@@ -5,13 +5,17 @@
  *   normal  every layout pair on the engine bit-exact with the CPU path,
  *           pipelined jobs, splitting across queues, PRIME, bad arguments
  *   fault   the engine injects a DMA error: the SDK reports it with the
- *           plan's descriptor and the address, and the device keeps working
+ *           plan's descriptor and the address, every later wait says the
+ *           same (sticky), and the device keeps working
+ *   reset   every job of queue 0 hangs (hang-queue-mask=0x1): a wait with a
+ *           short deadline says TIMEOUT (not final), then RESET, for good
  *   nodev   no module loaded: discovery finds nothing, the CPU path is used
  * Exits 77 (skip) when the mode needs an engine and there is none, unless
  * TC_REQUIRE_DEVICE is set.
  */
 #include <stdio.h>
 #include <unistd.h>
+#include <xf86drm.h>
 
 #include "tilecopy/device.h"
 #include "../unit/tc_test.h"
@@ -23,6 +27,16 @@ static const char *mode(void)
 	return m ? m : "normal";
 }
 
+/*
+ * The first engine's node: an accel node, or a render node on a kernel
+ * without the accel core (Debian's arm64 6.12). The guests have no other
+ * DRM device.
+ */
+static const char *first_node(void)
+{
+	return access("/dev/accel", F_OK) ? "/dev/dri/renderD128" : "/dev/accel/accel0";
+}
+
 static tilecopy_device_t *open_dev(void)
 {
 	tilecopy_device_t *dev;
@@ -31,14 +45,31 @@ static tilecopy_device_t *open_dev(void)
 	return dev;
 }
 
-static void make(tilecopy_tensor_t *t, const char *fmt, const char *shape,
+static void make(tilecopy_tensor_t **t, const char *fmt, const char *shape,
 		 tilecopy_dtype_t dt)
 {
 	int64_t s[TILECOPY_MAX_RANK];
 	int rank;
 
 	TC_OK(tilecopy_shape_parse(s, &rank, TILECOPY_MAX_RANK, shape));
-	TC_OK(tilecopy_tensor_make(t, fmt, s, rank, dt, NULL));
+	TC_OK(tilecopy_tensor_create(t, fmt, s, rank, dt, NULL, 0));
+}
+
+/* The 1.0 getters return a status. */
+static uint64_t plan_src(const tilecopy_plan_t *plan)
+{
+	uint64_t b = 0;
+
+	TC_OK(tilecopy_plan_src_bytes(plan, &b));
+	return b;
+}
+
+static uint64_t plan_dst(const tilecopy_plan_t *plan)
+{
+	uint64_t b = 0;
+
+	TC_OK(tilecopy_plan_dst_bytes(plan, &b));
+	return b;
 }
 
 static void fill_random(unsigned char *p, size_t n, uint64_t seed)
@@ -49,7 +80,7 @@ static void fill_random(unsigned char *p, size_t n, uint64_t seed)
 
 START_TEST(test_info)
 {
-	struct tilecopy_device_info info;
+	struct tilecopy_device_info info = { .struct_size = sizeof(info) };
 	tilecopy_device_t *dev;
 	int n;
 
@@ -57,7 +88,7 @@ START_TEST(test_info)
 	ck_assert_int_ge(n, 1);
 	dev = open_dev();
 	TC_OK(tilecopy_device_query(dev, &info));
-	ck_assert_str_eq(info.path, "/dev/accel/accel0");
+	ck_assert_str_eq(info.path, first_node());
 	ck_assert_int_ne(info.pci_slot[0], 0);
 	ck_assert_uint_ge(info.num_queues, 1);
 	ck_assert_uint_eq(info.max_dims, DRM_TILECOPY_MAX_DIMS);
@@ -82,9 +113,9 @@ static void check_pair(tilecopy_device_t *dev, const tilecopy_tensor_t *s,
 	uint64_t sb, db;
 	int used = 0;
 
-	TC_OK(tilecopy_plan_create(&plan, s, d));
-	sb = tilecopy_plan_src_bytes(plan);
-	db = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	sb = plan_src(plan);
+	db = plan_dst(plan);
 	in = malloc(sb);
 	dv = malloc(db);
 	cpu = malloc(db);
@@ -112,20 +143,20 @@ START_TEST(test_all_pairs)
 	for (size_t t = 0; t < 4; t++) {
 		for (const char *const *a = fmt4; *a; a++)
 			for (const char *const *b = fmt4; *b; b++) {
-				tilecopy_tensor_t s, d;
+				tilecopy_tensor_t *s, *d;
 
 				make(&s, *a, "2x19x5x7", dts[t]);
 				make(&d, *b, "2x19x5x7", dts[t]);
-				check_pair(dev, &s, &d);
+				check_pair(dev, s, d);
 				pairs++;
 			}
 		for (const char *const *a = fmtm; *a; a++)
 			for (const char *const *b = fmtm; *b; b++) {
-				tilecopy_tensor_t s, d;
+				tilecopy_tensor_t *s, *d;
 
 				make(&s, *a, "2x33x40", dts[t]);
 				make(&d, *b, "2x33x40", dts[t]);
-				check_pair(dev, &s, &d);
+				check_pair(dev, s, d);
 				pairs++;
 			}
 	}
@@ -137,15 +168,15 @@ END_TEST
 START_TEST(test_strided_views)
 {
 	tilecopy_device_t *dev = open_dev();
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 
 	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
 	make(&s, "strided:0,1", "17x9", TILECOPY_DT_F32);	/* broadcast */
 	make(&d, "strided:16,1", "17x9", TILECOPY_DT_F32);	/* padded rows */
-	check_pair(dev, &s, &d);
+	check_pair(dev, s, d);
 	make(&s, "((2,3),4):((1,2),6)", "6x4", TILECOPY_DT_I8);
 	make(&d, "((3,2),4):((4,1),6)", "6x4", TILECOPY_DT_I8);
-	check_pair(dev, &s, &d);
+	check_pair(dev, s, d);
 	tilecopy_device_close(dev);
 }
 END_TEST
@@ -157,16 +188,16 @@ START_TEST(test_pipelined)
 	tilecopy_device_t *dev = open_dev();
 	tilecopy_bo_t *sb[NJOBS], *db[NJOBS];
 	tilecopy_job_t *job[NJOBS];
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	unsigned char *ref;
 	uint64_t ss, ds;
 
 	make(&s, "NCHW", "1x32x16x16", TILECOPY_DT_F16);
 	make(&d, "NHWC", "1x32x16x16", TILECOPY_DT_F16);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	ss = tilecopy_plan_src_bytes(plan);
-	ds = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	ss = plan_src(plan);
+	ds = plan_dst(plan);
 	ref = malloc(ds);
 	for (int i = 0; i < NJOBS; i++) {
 		struct tilecopy_buffer_ref sr, dr;
@@ -203,7 +234,7 @@ START_TEST(test_split_and_offsets)
 {
 	tilecopy_device_t *dev = open_dev();
 	struct tilecopy_buffer_ref sr, dr;
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	tilecopy_bo_t *sbo, *dbo;
 	tilecopy_job_t *job;
@@ -212,9 +243,9 @@ START_TEST(test_split_and_offsets)
 
 	make(&s, "NCHW", "2x64x32x32", TILECOPY_DT_F32);	/* 1 MiB: split */
 	make(&d, "nChw16c", "2x64x32x32", TILECOPY_DT_F32);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	ss = tilecopy_plan_src_bytes(plan);
-	ds = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	ss = plan_src(plan);
+	ds = plan_dst(plan);
 	TC_OK(tilecopy_bo_create(&sbo, dev, ss + 4096 + 3, 0));
 	TC_OK(tilecopy_bo_create(&dbo, dev, ds + 100, 0));
 	TC_OK(tilecopy_bo_map(sbo, (void **)&sp));
@@ -249,7 +280,7 @@ START_TEST(test_prime)
 	tilecopy_device_t *a = open_dev(), *b = open_dev();
 	struct tilecopy_buffer_ref sr, dr;
 	tilecopy_bo_t *sbo, *imp, *dbo;
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	tilecopy_job_t *job;
 	unsigned char *sp, *dp, *ref;
@@ -257,24 +288,29 @@ START_TEST(test_prime)
 
 	make(&s, "RowMajor", "40x24", TILECOPY_DT_F16);
 	make(&d, "zN", "40x24", TILECOPY_DT_F16);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	TC_OK(tilecopy_bo_create(&sbo, a, tilecopy_plan_src_bytes(plan), 0));
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	TC_OK(tilecopy_bo_create(&sbo, a, plan_src(plan), 0));
 	TC_OK(tilecopy_bo_map(sbo, (void **)&sp));
-	fill_random(sp, tilecopy_plan_src_bytes(plan), 9);
+	fill_random(sp, plan_src(plan), 9);
 	TC_OK(tilecopy_bo_export(sbo, &fd));
 	TC_OK(tilecopy_bo_import(&imp, b, fd));
 	close(fd);
-	ck_assert_uint_ge(tilecopy_bo_size(imp), tilecopy_plan_src_bytes(plan));
-	TC_OK(tilecopy_bo_create(&dbo, b, tilecopy_plan_dst_bytes(plan), 0));
+	{
+		size_t isz = 0;
+
+		TC_OK(tilecopy_bo_size(imp, &isz));
+		ck_assert_uint_ge(isz, plan_src(plan));
+	}
+	TC_OK(tilecopy_bo_create(&dbo, b, plan_dst(plan), 0));
 	sr.bo = imp, sr.offset = 0;
 	dr.bo = dbo, dr.offset = 0;
 	TC_OK(tilecopy_job_submit(&job, b, plan, &sr, &dr, 0));
 	TC_OK(tilecopy_job_wait(job, 30LL * 1000000000));
 	TC_OK(tilecopy_bo_map(dbo, (void **)&dp));
-	ref = malloc(tilecopy_plan_dst_bytes(plan));
-	TC_OK(tilecopy_plan_execute_cpu(plan, sp, tilecopy_plan_src_bytes(plan), ref,
-					tilecopy_plan_dst_bytes(plan), "scalar"));
-	ck_assert(!memcmp(dp, ref, tilecopy_plan_dst_bytes(plan)));
+	ref = malloc(plan_dst(plan));
+	TC_OK(tilecopy_plan_execute_cpu(plan, sp, plan_src(plan), ref,
+					plan_dst(plan), "scalar"));
+	ck_assert(!memcmp(dp, ref, plan_dst(plan)));
 	/* a BO of one device cannot be used with another open file */
 	sr.bo = sbo;
 	TC_FAILS(tilecopy_job_submit(&job, b, plan, &sr, &dr, 0),
@@ -289,13 +325,15 @@ START_TEST(test_prime)
 }
 END_TEST
 
-static uint64_t jobs_done(int accel)
+static uint64_t jobs_done(tilecopy_device_t *dev)
 {
-	char path[96];
+	struct tilecopy_device_info info = { .struct_size = sizeof(info) };
+	char path[128];
 	unsigned long long v = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/class/accel/accel%d/device/jobs_done", accel);
+	TC_OK(tilecopy_device_query(dev, &info));
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/jobs_done", info.pci_slot);
 	f = fopen(path, "r");
 	ck_assert_msg(f != NULL, "%s missing", path);
 	ck_assert_int_eq(fscanf(f, "%llu", &v), 1);
@@ -307,7 +345,7 @@ static uint64_t jobs_done(int accel)
 START_TEST(test_multi_device)
 {
 	tilecopy_device_t *devs[2];
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	unsigned char *in, *dv, *cpu;
 	uint64_t sb, db, before0, before1;
@@ -326,19 +364,19 @@ START_TEST(test_multi_device)
 	TC_OK(tilecopy_device_open(&devs[1], "1"));
 	make(&s, "NCHW", "4x64x32x32", TILECOPY_DT_F32);
 	make(&d, "NC1HWC0", "4x64x32x32", TILECOPY_DT_F32);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	sb = tilecopy_plan_src_bytes(plan);
-	db = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	sb = plan_src(plan);
+	db = plan_dst(plan);
 	in = malloc(sb);
 	dv = malloc(db);
 	cpu = malloc(db);
 	fill_random(in, sb, 77);
-	before0 = jobs_done(0);
-	before1 = jobs_done(1);
+	before0 = jobs_done(devs[0]);
+	before1 = jobs_done(devs[1]);
 	TC_OK(tilecopy_convert_multi(devs, 2, plan, in, sb, dv, db, &used));
 	ck_assert_int_eq(used, 2);
-	ck_assert_uint_gt(jobs_done(0), before0);
-	ck_assert_uint_gt(jobs_done(1), before1);
+	ck_assert_uint_gt(jobs_done(devs[0]), before0);
+	ck_assert_uint_gt(jobs_done(devs[1]), before1);
 	TC_OK(tilecopy_plan_execute_cpu(plan, in, sb, cpu, db, "scalar"));
 	ck_assert(!memcmp(dv, cpu, db));
 	free(in);
@@ -368,11 +406,195 @@ START_TEST(test_bad_args)
 }
 END_TEST
 
-/* The engine fails job N with a DMA error (property dma-error-on-job). */
+/* BOs holding a plan's source (random) and destination, and a job on them. */
+struct bo_job {
+	tilecopy_bo_t *sbo, *dbo;
+	unsigned char *sp, *dp;
+	struct tilecopy_buffer_ref sr, dr;
+};
+
+static void bo_job_init(struct bo_job *b, tilecopy_device_t *dev, const tilecopy_plan_t *plan,
+			uint64_t seed)
+{
+	TC_OK(tilecopy_bo_create(&b->sbo, dev, plan_src(plan), 0));
+	TC_OK(tilecopy_bo_create(&b->dbo, dev, plan_dst(plan), 0));
+	TC_OK(tilecopy_bo_map(b->sbo, (void **)&b->sp));
+	TC_OK(tilecopy_bo_map(b->dbo, (void **)&b->dp));
+	fill_random(b->sp, plan_src(plan), seed);
+	b->sr.bo = b->sbo, b->sr.offset = 0;
+	b->dr.bo = b->dbo, b->dr.offset = 0;
+}
+
+static void bo_job_check(struct bo_job *b, const tilecopy_plan_t *plan)
+{
+	uint64_t ds = plan_dst(plan);
+	unsigned char *ref = malloc(ds);
+
+	TC_OK(tilecopy_plan_execute_cpu(plan, b->sp, plan_src(plan), ref, ds,
+					"scalar"));
+	ck_assert(!memcmp(b->dp, ref, ds));
+	free(ref);
+}
+
+static void bo_job_fini(struct bo_job *b)
+{
+	tilecopy_bo_free(b->sbo);
+	tilecopy_bo_free(b->dbo);
+}
+
+/*
+ * The device's fd works with libdrm; a job split over every queue has one
+ * fence that covers all its parts; a job waits for input fences given as
+ * syncobjs or as sync_files; bad options are refused by name.
+ */
+START_TEST(test_fences)
+{
+	tilecopy_device_t *dev = open_dev();
+	int fd = tilecopy_device_fd(dev), sync_file;
+	drmVersionPtr v = drmGetVersion(fd);
+	tilecopy_tensor_t *s, *d;
+	tilecopy_plan_t *plan, *back;
+	tilecopy_job_t *job, *after;
+	struct bo_job a;
+	tilecopy_bo_t *again;
+	struct tilecopy_buffer_ref ar, br;
+	uint32_t sync;
+	unsigned char *ap;
+	struct tilecopy_submit_opts o = { .size = sizeof(o) };
+
+	ck_assert_int_eq(tilecopy_device_fd(NULL), -1);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_str_eq(v->name, "tilecopy");
+	drmFreeVersion(v);
+	make(&s, "NCHW", "4x64x32x32", TILECOPY_DT_F32);	/* 2 MiB moved: split */
+	make(&d, "NHWC", "4x64x32x32", TILECOPY_DT_F32);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	TC_OK(tilecopy_plan_create(&back, d, s, 0));
+	bo_job_init(&a, dev, plan, 21);
+	TC_OK(tilecopy_job_submit(&job, dev, plan, &a.sr, &a.dr, 0));
+	/* the syncobj signals only when every part is done */
+	TC_OK(tilecopy_job_syncobj(job, &sync));
+	TC_OK(drmSyncobjWait(fd, &sync, 1, INT64_MAX, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL, NULL) ?
+	      TILECOPY_ERR_DEVICE : TILECOPY_SUCCESS);
+	TC_OK(tilecopy_job_wait(job, 0));	/* nothing left to wait for */
+	bo_job_check(&a, plan);
+
+	/* NHWC -> NCHW again, after the first job, through each kind of fence */
+	TC_OK(tilecopy_bo_create(&again, dev, plan_src(plan), 0));
+	TC_OK(tilecopy_bo_map(again, (void **)&ap));
+	ar.bo = a.dbo, ar.offset = 0;
+	br.bo = again, br.offset = 0;
+	for (int kind = 0; kind < 2; kind++) {
+		tilecopy_job_t *first;
+
+		memset(a.dp, 0, plan_dst(plan));
+		memset(ap, 0, plan_src(plan));
+		TC_OK(tilecopy_job_submit(&first, dev, plan, &a.sr, &a.dr, 0));
+		TC_OK(tilecopy_job_syncobj(first, &sync));
+		if (kind == 0) {
+			o.in_syncobjs = &sync;
+			o.num_in_syncobjs = 1;
+		} else {
+			ck_assert_int_eq(drmSyncobjExportSyncFile(fd, sync, &sync_file), 0);
+			o.num_in_syncobjs = 0;
+			o.in_fences = &sync_file;
+			o.num_in_fences = 1;
+		}
+		TC_OK(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o));
+		if (kind == 1)
+			close(sync_file);
+		TC_OK(tilecopy_job_wait(after, 60LL * 1000000000));
+		TC_OK(tilecopy_job_wait(first, 0));	/* done before: the input */
+		ck_assert(!memcmp(ap, a.sp, plan_src(plan)));
+		tilecopy_job_destroy(first);
+		tilecopy_job_destroy(after);
+	}
+	/* bad options, by name */
+	o.num_in_fences = 0;
+	o.size = 8;
+	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
+		 TILECOPY_ERR_INVALID_ARG, "opts: size 8");
+	{
+		/* a newer caller's struct: unknown fields must be zero */
+		struct { struct tilecopy_submit_opts o; uint64_t later; } big = { o, 1 };
+
+		big.o.size = sizeof(big);
+		TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &big.o),
+			 TILECOPY_ERR_INVALID_ARG, "beyond the fields");
+	}
+	o.size = sizeof(o);
+	o.flags = 0x80;
+	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
+		 TILECOPY_ERR_INVALID_ARG, "unknown flags");
+	o.flags = 0;
+	o.in_fences = &fd;	/* not a sync_file */
+	o.num_in_fences = 1;
+	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
+		 TILECOPY_ERR_INVALID_ARG, "not a sync_file");
+	o.num_in_fences = 65;
+	TC_FAILS(tilecopy_job_submit_opts(&after, dev, back, &ar, &br, &o),
+		 TILECOPY_ERR_INVALID_ARG, "at most 64");
+	ck_assert_ptr_null(after);
+	tilecopy_job_destroy(job);
+	tilecopy_bo_free(again);
+	bo_job_fini(&a);
+	tilecopy_plan_destroy(plan);
+	tilecopy_plan_destroy(back);
+	tilecopy_tensor_destroy(s);
+	tilecopy_tensor_destroy(d);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+/*
+ * Every job of queue 0 hangs (hang-queue-mask=0x1): a one-queue job of a
+ * fresh device handle goes there. A short wait is TIMEOUT (not final);
+ * then RESET, and RESET again on every later wait, with the same message.
+ */
+START_TEST(test_reset_status)
+{
+	tilecopy_device_t *dev = open_dev();
+	tilecopy_tensor_t *s, *d;
+	tilecopy_plan_t *plan;
+	tilecopy_job_t *job, *next;
+	struct bo_job a;
+	char msg[512];
+
+	make(&s, "RowMajor", "64x64", TILECOPY_DT_F32);
+	make(&d, "ColumnMajor", "64x64", TILECOPY_DT_F32);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	bo_job_init(&a, dev, plan, 33);
+	TC_OK(tilecopy_job_submit(&job, dev, plan, &a.sr, &a.dr, TILECOPY_SUBMIT_ONE_QUEUE));
+	TC_FAILS(tilecopy_job_wait(job, 1000000), TILECOPY_ERR_TIMEOUT, "not finished by the deadline");
+	TC_FAILS(tilecopy_job_wait(job, -1), TILECOPY_ERR_RESET, "hung the engine");
+	snprintf(msg, sizeof(msg), "%s", tilecopy_last_error());
+	for (int i = 0; i < 3; i++) {
+		TC_FAILS(tilecopy_job_wait(job, i ? -1 : 0), TILECOPY_ERR_RESET, "the engine was reset");
+		ck_assert_str_eq(tilecopy_last_error(), msg);
+	}
+	ck_assert_str_eq(tilecopy_status_str(TILECOPY_ERR_RESET), "engine reset");
+	/* the next one-queue job goes to queue 1 and runs */
+	TC_OK(tilecopy_job_submit(&next, dev, plan, &a.sr, &a.dr, TILECOPY_SUBMIT_ONE_QUEUE));
+	TC_OK(tilecopy_job_wait(next, 60LL * 1000000000));
+	bo_job_check(&a, plan);
+	tilecopy_job_destroy(next);
+	tilecopy_job_destroy(job);
+	bo_job_fini(&a);
+	tilecopy_plan_destroy(plan);
+	tilecopy_tensor_destroy(s);
+	tilecopy_tensor_destroy(d);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+/*
+ * The engine fails job N with a DMA error (property dma-error-on-job):
+ * through jobs first (the failure is sticky), then tilecopy_convert.
+ */
 START_TEST(test_fault_reported)
 {
 	tilecopy_device_t *dev = open_dev();
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	unsigned char *in, *out;
 	tilecopy_status_t st = TILECOPY_SUCCESS;
@@ -381,25 +603,44 @@ START_TEST(test_fault_reported)
 	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
 	make(&s, "NCHW", "1x16x8x8", TILECOPY_DT_F32);
 	make(&d, "NHWC", "1x16x8x8", TILECOPY_DT_F32);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	in = calloc(1, tilecopy_plan_src_bytes(plan));
-	out = calloc(1, tilecopy_plan_dst_bytes(plan));
-	/* the injected job is one of the first few; every other one works */
-	for (int i = 0; i < 6; i++) {
-		st = tilecopy_convert(dev, plan, in, tilecopy_plan_src_bytes(plan), out,
-				      tilecopy_plan_dst_bytes(plan), NULL);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	in = calloc(1, plan_src(plan));
+	out = calloc(1, plan_dst(plan));
+	/* the injected job is one of the first few: a job's failure is sticky */
+	for (int i = 0; i < 3 && !faults; i++) {
+		struct bo_job b;
+		tilecopy_job_t *job;
+
+		bo_job_init(&b, dev, plan, 40 + i);
+		TC_OK(tilecopy_job_submit(&job, dev, plan, &b.sr, &b.dr, 0));
+		st = tilecopy_job_wait(job, -1);
 		if (st == TILECOPY_ERR_FAULT) {
+			char msg[512];
+
 			faults++;
-			ck_assert_msg(strstr(tilecopy_last_error(), "DMA error in plan descriptor 0"),
-				      "message: %s", tilecopy_last_error());
-			ck_assert_msg(strstr(tilecopy_last_error(), "/dev/accel/accel0"),
-				      "message: %s", tilecopy_last_error());
+			snprintf(msg, sizeof(msg), "%s", tilecopy_last_error());
+			ck_assert_msg(strstr(msg, "DMA error in plan descriptor 0") &&
+				      strstr(msg, first_node()), "message: %s", msg);
+			for (int w = 0; w < 2; w++) {
+				TC_FAILS(tilecopy_job_wait(job, w ? 0 : -1), TILECOPY_ERR_FAULT,
+					 "DMA error");
+				ck_assert_str_eq(tilecopy_last_error(), msg);
+			}
 		} else {
 			TC_OK(st);
+			bo_job_check(&b, plan);
 			good++;
 		}
+		tilecopy_job_destroy(job);
+		bo_job_fini(&b);
 	}
 	ck_assert_int_eq(faults, 1);
+	/* every convert after it works */
+	for (int i = 0; i < 3; i++) {
+		TC_OK(tilecopy_convert(dev, plan, in, plan_src(plan), out, plan_dst(plan),
+				       NULL));
+		good++;
+	}
 	ck_assert_int_eq(good, 5);
 	free(in);
 	free(out);
@@ -411,7 +652,7 @@ END_TEST
 START_TEST(test_no_device_fallback)
 {
 	tilecopy_device_t *dev = (tilecopy_device_t *)1;
-	tilecopy_tensor_t s, d;
+	tilecopy_tensor_t *s, *d;
 	tilecopy_plan_t *plan;
 	unsigned char in[64 * 4], out[64 * 4];
 	int n = -1, used = 1;
@@ -423,7 +664,7 @@ START_TEST(test_no_device_fallback)
 	ck_assert_ptr_null(dev);
 	make(&s, "RowMajor", "8x8", TILECOPY_DT_F32);
 	make(&d, "ColumnMajor", "8x8", TILECOPY_DT_F32);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
 	fill_random(in, sizeof(in), 3);
 	TC_OK(tilecopy_convert(NULL, plan, in, sizeof(in), out, sizeof(out), &used));
 	ck_assert_int_eq(used, 0);
@@ -456,8 +697,11 @@ int main(void)
 		tcase_add_test(tc, test_prime);
 		tcase_add_test(tc, test_multi_device);
 		tcase_add_test(tc, test_bad_args);
+		tcase_add_test(tc, test_fences);
 	} else if (!strcmp(mode(), "fault")) {
 		tcase_add_test(tc, test_fault_reported);
+	} else if (!strcmp(mode(), "reset")) {
+		tcase_add_test(tc, test_reset_status);
 	} else {
 		tcase_add_test(tc, test_no_device_fallback);
 	}

@@ -19,10 +19,13 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tilecopy/tilecopy.h"
 #include "cpu/cpu_exec.h"
@@ -272,7 +275,8 @@ START_TEST(test_broadcast_and_fill)
 			d[2].dst_stride[1] = odd[a];
 			d[3] = copy_desc(es, 2, ext);	/* FILL, strided rows */
 			d[3].op = DRM_TILECOPY_OP_FILL;
-			d[3].value = 0x8877665544332211ULL ^ (a * 0x0101010101010101ULL);
+			d[3].value = (0x8877665544332211ULL ^ (a * 0x0101010101010101ULL)) &
+				     (~0ULL >> (64 - 8 * es));
 			d[3].dst_stride[0] = 1;
 			d[3].dst_stride[1] = odd[a] + 5;
 			d[3].dst = 3;
@@ -346,14 +350,461 @@ START_TEST(test_large)
 	d[3].dst_stride[1] = 1;
 	d[3].dst_stride[2] = 16 * 4096;
 	for (int t = 0; t < 2; t++) {
-		setenv("TILECOPY_THREADS", t ? "2" : "1", 1);
+		ck_assert(!tilecopy_cpu_set_threads(t ? 2 : 1));
 		check_descs(be, &d[0], 1, 0, "large copy");
 		check_descs(be, &d[1], 1, 1, "large fill");
 		check_descs(be, &d[2], 1, 1, "large transpose");
 		check_descs(be, &d[3], 1, 0, "large blocked transpose");
 		check_descs(be, d, 4, 1, "all four in one list");
 	}
-	unsetenv("TILECOPY_THREADS");
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/* ---- few rows, whole fractals, L1 staging, fused padding -------------- */
+
+/*
+ * Transposes of few rows (C = 1..15 images to NHWC; rows * es < 64 runs a
+ * permute program on AVX-512 VBMI, structure stores on NEON): every row
+ * count up to one past the limit, column counts around the program's
+ * period, destination rows dense and with a gap that must stay untouched.
+ */
+START_TEST(test_few_rows)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	static const __u32 cols_q[] = { 1, 17, 48, 49, 333 };
+	static const __u32 cols_f[] = { 1, 2, 15, 16, 17, 31, 47, 48, 49, 64, 100, 333, 1027 };
+	const __u32 *cols = quick() ? cols_q : cols_f;
+	size_t ncols = quick() ? sizeof(cols_q) / sizeof(cols_q[0]) :
+				 sizeof(cols_f) / sizeof(cols_f[0]);
+
+	if (!be)
+		return;
+	for (size_t e = 0; e < 4; e++) {
+		unsigned es = es_list[e];
+
+		for (unsigned rows = 1; rows <= 64 / es + 1; rows++)
+			for (size_t c = 0; c < ncols; c++)
+				for (unsigned gap = 0; gap <= 3; gap += 3) {
+					__u32 ext[3] = { rows, cols[c], 2 };
+					struct drm_tilecopy_desc d = copy_desc(es, 3, ext);
+					__u64 line = rows + gap;
+					char what[80];
+
+					if (quick() && rows > 9 && rows % 4)
+						continue;
+					d.src_stride[0] = cols[c] + 1;
+					d.src_stride[1] = 1;
+					d.src_stride[2] = (__u64)rows * (cols[c] + 1);
+					d.dst_stride[0] = 1;
+					d.dst_stride[1] = line;
+					d.dst_stride[2] = line * cols[c] + 1;
+					d.src = es * (rows & 1);
+					d.dst = es * (cols[c] & 3);
+					snprintf(what, sizeof(what), "few rows es=%u %ux%u gap=%u",
+						 es, rows, cols[c], gap);
+					check_descs(be, &d, 1, (rows + (unsigned)c) & 7, what);
+				}
+	}
+}
+END_TEST
+
+/*
+ * zN <-> nZ: fractals of B x B elements (B = 32 / es) contiguous on both
+ * sides, the fractal grid transposed as well (the planner's descriptor);
+ * 8- and 16-bit run the whole-fractal kernels, 32/64-bit the tiles.
+ */
+START_TEST(test_fractal)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	static const __u32 grid[][2] = { { 1, 1 }, { 3, 5 }, { 7, 2 } };
+
+	if (!be)
+		return;
+	for (size_t e = 0; e < 4; e++)
+		for (size_t g = 0; g < 3; g++)
+			for (int dir = 0; dir < 2; dir++) {
+				unsigned es = es_list[e], B = 32 / es;
+				__u32 f1 = grid[g][0], f2 = grid[g][1];
+				__u32 ext[4] = { B, B, f1, f2 };
+				struct drm_tilecopy_desc d = copy_desc(es, 4, ext);
+				char what[64];
+
+				/* zN -> nZ, or its inverse with the roles swapped */
+				__u64 *in = dir ? d.dst_stride : d.src_stride;
+				__u64 *out = dir ? d.src_stride : d.dst_stride;
+
+				in[0] = B, in[1] = 1, in[2] = (__u64)B * B * f2, in[3] = (__u64)B * B;
+				out[0] = 1, out[1] = B, out[2] = (__u64)B * B, out[3] = (__u64)B * B * f1;
+				for (unsigned mis = 0; mis < 64; mis += 21) {
+					d.src = mis & 1 ? es : 0;
+					snprintf(what, sizeof(what), "fractal es=%u grid %ux%u dir %d",
+						 es, f1, f2, dir);
+					check_descs(be, &d, 1, mis, what);
+				}
+			}
+}
+END_TEST
+
+/*
+ * Source rows 4 KB x k apart (8192^2 u8, 4096^2 f32: every row on one L1
+ * set): rows and columns that are and are not multiples of the tiles.
+ */
+START_TEST(test_staged)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	static const __u32 rows_list[] = { 16, 64, 130 };
+	static const __u32 cols_list[] = { 7, 32, 100, 300 };
+
+	if (!be)
+		return;
+	for (size_t e = 0; e < 4; e++)
+		for (size_t r = 0; r < 3; r++)
+			for (size_t c = 0; c < 4; c++) {
+				unsigned es = es_list[e];
+				__u32 ext[2] = { rows_list[r], cols_list[c] };
+				struct drm_tilecopy_desc d = copy_desc(es, 2, ext);
+				char what[64];
+
+				if (quick() && r == 2 && c > 1)
+					continue;
+				d.src_stride[0] = (4096u << (c & 1)) / es;
+				d.src_stride[1] = 1;
+				d.dst_stride[0] = 1;
+				d.dst_stride[1] = rows_list[r] + (c == 3);
+				snprintf(what, sizeof(what), "staged es=%u %ux%u",
+					 es, rows_list[r], cols_list[c]);
+				check_descs(be, &d, 1, (unsigned)(r + c) & 7, what);
+			}
+}
+END_TEST
+
+/*
+ * NCHW -> nChw16c-like with C = 16 + k: FILL (the tail of block 1), COPY
+ * (block 0), COPY (the k channels of block 1), as the planner lists them:
+ * the FILL runs fused with the last COPY. @x, if set, is inserted after
+ * the FILL.
+ */
+static size_t padded_list(struct drm_tilecopy_desc *d, unsigned es, unsigned k,
+			  __u32 hw, __u32 n, __u64 value,
+			  const struct drm_tilecopy_desc *x)
+{
+	const unsigned w = 16, c = 16 + k;
+	__u32 e_fill[3] = { w - k, hw, n }, e_full[3] = { w, hw, n };
+	size_t m = 0;
+
+	d[m] = copy_desc(es, 3, e_fill);
+	d[m].op = DRM_TILECOPY_OP_FILL;
+	d[m].value = value;
+	d[m].dst_stride[0] = 1, d[m].dst_stride[1] = w, d[m].dst_stride[2] = 2ull * hw * w;
+	d[m].dst = ((__u64)hw * w + k) * es;
+	m++;
+	if (x)
+		d[m++] = *x;
+	d[m] = copy_desc(es, 3, e_full);
+	d[m].src_stride[0] = hw, d[m].src_stride[1] = 1, d[m].src_stride[2] = (__u64)c * hw;
+	d[m].dst_stride[0] = 1, d[m].dst_stride[1] = w, d[m].dst_stride[2] = 2ull * hw * w;
+	m++;
+	d[m] = d[m - 1];
+	d[m].extent[0] = k;
+	d[m].src = 16ull * hw * es;
+	d[m].dst = (__u64)hw * w * es;
+	return m + 1;
+}
+
+START_TEST(test_fused_padding)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	static const unsigned k_list[] = { 1, 3, 4, 15 };
+	struct drm_tilecopy_desc d[5], x;
+
+	if (!be)
+		return;
+	for (size_t e = 0; e < 4; e++)
+		for (size_t kk = 0; kk < 4; kk++) {
+			unsigned es = es_list[e], k = k_list[kk];
+			/* a FILL value has no bits above its element (the uAPI rule) */
+			__u64 v = kk & 1 ? 0 : 0x8877665544332211ULL & (~0ull >> (64 - 8 * es));
+			__u32 hw = kk == 3 ? 3136 : 25;
+			char what[80];
+			size_t n = padded_list(d, es, k, hw, 2, v, NULL);
+
+			snprintf(what, sizeof(what), "padded es=%u k=%u hw=%u", es, k, hw);
+			check_descs(be, d, n, (unsigned)(e + kk) & 7, what);
+
+			/* a COPY between them that writes into the padded rows
+			 * (three rows into block 1): no fusion, reference order */
+			x = d[1];
+			x.dst = ((__u64)hw * 16 + 3 * 16) * es;
+			x.extent[1] = hw - 3;
+			n = padded_list(d, es, k, hw, 2, v, &x);
+			snprintf(what, sizeof(what), "padded, overlapped es=%u k=%u", es, k);
+			check_descs(be, d, n, 3, what);
+
+			/* one that writes other rows only (block 0 again) */
+			x = d[2];
+			n = padded_list(d, es, k, hw, 2, v, &x);
+			snprintf(what, sizeof(what), "padded, disjoint es=%u k=%u", es, k);
+			check_descs(be, d, n, 5, what);
+
+			/* a WRITE64 between them */
+			memset(&x, 0, sizeof(x));
+			x.op = DRM_TILECOPY_OP_WRITE64;
+			x.elem_size = 8;
+			x.ndims = 1;
+			x.extent[0] = 1;
+			x.dst = (__u64)hw * 16 * es + 8;
+			x.value = 0x0123456789abcdefULL;
+			n = padded_list(d, es, k, hw, 2, v, &x);
+			snprintf(what, sizeof(what), "padded, write64 es=%u k=%u", es, k);
+			check_descs(be, d, n, 6, what);
+		}
+	/* large: the fused rows streamed (NT) */
+	for (size_t e = 0; e < 4; e += quick() ? 2 : 1) {
+		size_t n = padded_list(d, es_list[e], 4, quick() ? 20000 : 66000, 2, 0, NULL);
+
+		check_descs(be, d, n, 1, "padded, large");
+	}
+}
+END_TEST
+
+/* ---- threads -------------------------------------------------------------- */
+
+/* Descriptors of 256 KB and more of every kind the split knows. */
+static size_t thread_descs(struct drm_tilecopy_desc *d)
+{
+	__u32 e1[2] = { 3, 50176 }, e2[3] = { 64, 1000, 3 }, e3[2] = { 700, 601 };
+	__u32 e4[3] = { 16, 512, 32 }, e5[1] = { 300001 }, e6[1] = { 1u << 19 };
+	__u32 e7[2] = { 1024, 640 };
+	size_t m = 0;
+
+	d[m] = copy_desc(4, 2, e1);		/* few rows: C = 3 image */
+	d[m].src_stride[0] = 50176, d[m].src_stride[1] = 1;
+	d[m].dst_stride[0] = 1, d[m].dst_stride[1] = 3;
+	m++;
+	d[m] = copy_desc(4, 3, e2);		/* transpose, outer dim of 3 */
+	d[m].src_stride[0] = 1000, d[m].src_stride[1] = 1, d[m].src_stride[2] = 64000;
+	d[m].dst_stride[0] = 1, d[m].dst_stride[1] = 64, d[m].dst_stride[2] = 64000;
+	m++;
+	d[m] = copy_desc(1, 2, e3);		/* 2-D u8 transpose, odd sizes */
+	d[m].src_stride[0] = 601, d[m].src_stride[1] = 1;
+	d[m].dst_stride[0] = 1, d[m].dst_stride[1] = 700;
+	m++;
+	d[m] = copy_desc(2, 3, e4);		/* RowMajor -> zN runs */
+	d[m].src_stride[0] = 1, d[m].src_stride[1] = 512, d[m].src_stride[2] = 16;
+	d[m].dst_stride[0] = 1, d[m].dst_stride[1] = 16, d[m].dst_stride[2] = 8192;
+	m++;
+	d[m] = copy_desc(1, 1, e5);		/* contiguous */
+	d[m].src_stride[0] = d[m].dst_stride[0] = 1;
+	d[m].src = 3, d[m].dst = 5;
+	m++;
+	d[m] = copy_desc(2, 1, e6);		/* fill */
+	d[m].op = DRM_TILECOPY_OP_FILL;
+	d[m].dst_stride[0] = 1;
+	d[m].value = 0xbeef;
+	m++;
+	d[m] = copy_desc(4, 2, e7);		/* 2.6 MB: wakes sleeping workers */
+	d[m].src_stride[0] = 640, d[m].src_stride[1] = 1;
+	d[m].dst_stride[0] = 1, d[m].dst_stride[1] = 1024;
+	m++;
+	return m;
+}
+
+START_TEST(test_threads)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned nthr[] = { 2, 3, 7 };
+	static const int list[] = { 0, 1, 0, 1, 5 };
+	struct drm_tilecopy_desc d[12];
+	size_t n = thread_descs(d);
+
+	if (!be)
+		return;
+	for (int aff = 0; aff < 3; aff++) {
+		if (aff == 0)
+			ck_assert(!tilecopy_cpu_set_affinity(NULL, -1));
+		else if (aff == 1)
+			ck_assert(!tilecopy_cpu_set_affinity(NULL, 0));
+		else	/* CPU 5 may not exist: that worker runs unpinned */
+			ck_assert(!tilecopy_cpu_set_affinity(list, 5));
+		for (size_t t = 0; t < 3; t++) {
+			char what[64];
+
+			if (quick() && t == 1)
+				continue;
+			ck_assert(!tilecopy_cpu_set_threads((int)nthr[t]));
+			for (size_t j = 0; j < n; j++) {
+				snprintf(what, sizeof(what), "%u threads, aff %d, desc %zu",
+					 nthr[t], aff, j);
+				check_descs(be, &d[j], 1, (unsigned)j & 7, what);
+			}
+			n = padded_list(d, 4, 4, 3136, 4, 0, NULL);
+			check_descs(be, d, n, 1, "threads, fused padding");
+			n = thread_descs(d);
+		}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+	ck_assert(!tilecopy_cpu_set_affinity(NULL, -1));
+}
+END_TEST
+
+/*
+ * The pool under irregular calls: pauses of 0..300 us between jobs leave
+ * workers spinning, asleep, or waking while their caller takes their part
+ * back; every result must still be exact.
+ */
+START_TEST(test_pool_stress)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	struct drm_tilecopy_desc d[12];
+	size_t n = thread_descs(d), ssz = 4u << 20, dsz = 4u << 20;
+	unsigned char *s = malloc(ssz), *r = malloc(dsz), *o = malloc(dsz);
+	int rounds = quick() ? 40 : 300;
+
+	if (!be) {
+		free(s), free(r), free(o);
+		return;
+	}
+	ck_assert(s && r && o);
+	rng_state = 0xfeedULL + (uint64_t)_i;
+	fill_noise(s, ssz, 3);
+	for (int i = 0; i < rounds; i++) {
+		size_t j = rnd_below((unsigned)n);
+
+		ck_assert(!tilecopy_cpu_set_threads(2 + (int)rnd_below(2)));
+		if (i % 50 == 25)
+			ck_assert(!tilecopy_cpu_set_affinity(NULL, i % 100 == 25 ? 0 : -1));
+		memset(r, 0x5a, dsz);
+		memset(o, 0x5a, dsz);
+		tc_exec_scalar(&d[j], 1, s, r);
+		usleep(rnd_below(300));
+		ck_assert_int_eq(be->exec(&d[j], 1, s, o), 0);
+		ck_assert_msg(!memcmp(r, o, dsz), "%s: round %d, desc %zu differs", be->name, i, j);
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+	ck_assert(!tilecopy_cpu_set_affinity(NULL, -1));
+	free(s);
+	free(r);
+	free(o);
+}
+END_TEST
+
+/* Several application threads at once: one holds the pool, the others
+ * run on their own; all results exact. */
+struct conc_arg {
+	const struct tc_cpu_backend *be;
+	int bad;
+};
+
+static void *conc_thread(void *p)
+{
+	struct conc_arg *a = p;
+	struct drm_tilecopy_desc d[12];
+	size_t n = thread_descs(d);
+	size_t ssz = 4u << 20, dsz = 4u << 20;
+	unsigned char *s = malloc(ssz), *r = malloc(dsz), *o = malloc(dsz);
+
+	if (!s || !r || !o) {
+		a->bad = 1;
+		goto out;
+	}
+	fill_noise(s, ssz, 7);
+	for (int rep = 0; rep < (quick() ? 2 : 6); rep++)
+		for (size_t j = 0; j < n; j++) {
+			memset(r, 0x5a, dsz);
+			memset(o, 0x5a, dsz);
+			tc_exec_scalar(&d[j], 1, s, r);
+			a->be->exec(&d[j], 1, s, o);
+			a->bad |= memcmp(r, o, dsz) != 0;
+		}
+out:
+	free(s);
+	free(r);
+	free(o);
+	return NULL;
+}
+
+START_TEST(test_concurrent_callers)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	struct conc_arg a[4];
+	pthread_t tid[4];
+
+	if (!be)
+		return;
+	ck_assert(!tilecopy_cpu_set_threads(2));
+	for (int i = 0; i < 4; i++) {
+		a[i] = (struct conc_arg){ .be = be };
+		ck_assert_int_eq(pthread_create(&tid[i], NULL, conc_thread, &a[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(tid[i], NULL);
+		ck_assert_msg(!a[i].bad, "%s: caller %d got a wrong result", be->name, i);
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/* After fork() the child has no workers: its first call makes new ones. */
+START_TEST(test_fork)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	struct drm_tilecopy_desc d[12];
+	int status = 0;
+	pid_t pid;
+
+	if (!be)
+		return;
+	thread_descs(d);
+	ck_assert(!tilecopy_cpu_set_threads(2));
+	check_descs(be, &d[1], 1, 0, "before fork");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct conc_arg a = { .be = be };
+
+		alarm(60);	/* a child stuck waiting for a lost worker fails */
+		conc_thread(&a);
+		_exit(a.bad ? 1 : 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "%s: child after fork: status %#x", be->name, status);
+	check_descs(be, &d[1], 1, 0, "after fork");
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/* The public thread calls refuse what they cannot do, naming the field. */
+START_TEST(test_thread_api)
+{
+	static const int neg[] = { 0, -1 }, big[] = { 5000 };
+	int nthr = 0;
+
+	ck_assert_int_eq(tilecopy_cpu_set_threads(-1), TILECOPY_ERR_INVALID_ARG);
+	ck_assert_ptr_nonnull(strstr(tilecopy_last_error(), "n:"));
+	ck_assert_int_eq(tilecopy_cpu_set_threads(TILECOPY_MAX_THREADS + 1),
+			 TILECOPY_ERR_INVALID_ARG);
+	ck_assert_int_eq(tilecopy_cpu_set_threads(3), TILECOPY_SUCCESS);
+	ck_assert_int_eq(tilecopy_cpu_threads(&nthr), TILECOPY_SUCCESS);
+	ck_assert_int_eq(nthr, 3);
+	ck_assert_int_eq(tilecopy_cpu_set_threads(0), TILECOPY_SUCCESS);
+	ck_assert_int_eq(tilecopy_cpu_threads(&nthr), TILECOPY_SUCCESS);
+	ck_assert_int_ge(nthr, 1);
+	ck_assert_int_eq(tilecopy_cpu_threads(NULL), TILECOPY_ERR_INVALID_ARG);
+	ck_assert_int_eq(tilecopy_cpu_set_affinity(NULL, 2), TILECOPY_ERR_INVALID_ARG);
+	ck_assert_ptr_nonnull(strstr(tilecopy_last_error(), "cpus:"));
+	ck_assert_int_eq(tilecopy_cpu_set_affinity(neg, 2), TILECOPY_ERR_INVALID_ARG);
+	ck_assert_ptr_nonnull(strstr(tilecopy_last_error(), "cpus[1]"));
+	ck_assert_int_eq(tilecopy_cpu_set_affinity(big, 1), TILECOPY_ERR_INVALID_ARG);
+	ck_assert_int_eq(tilecopy_cpu_set_affinity(neg, 100000), TILECOPY_ERR_INVALID_ARG);
+	ck_assert_int_eq(tilecopy_cpu_set_affinity(neg, 1), TILECOPY_SUCCESS);
+	ck_assert_int_eq(tilecopy_cpu_set_affinity(NULL, 0), TILECOPY_SUCCESS);
+	ck_assert_int_eq(tilecopy_cpu_set_affinity(NULL, -1), TILECOPY_SUCCESS);
 }
 END_TEST
 
@@ -398,7 +849,8 @@ static void random_desc(struct drm_tilecopy_desc *d)
 	default:	/* FILL */
 		d->op = DRM_TILECOPY_OP_FILL;
 		d->src = 0;
-		d->value = rnd();
+		/* no bits above elem_size: the descriptor rules */
+		d->value = rnd() & (~0ull >> (64 - 8 * d->elem_size));
 		break;
 	}
 }
@@ -443,19 +895,23 @@ static const char *const fmt2[] = {
 static void check_plan_pair(const char *cpu, const char *sf, const char *df,
 			    const int64_t *shape, int rank, tilecopy_dtype_t dt)
 {
-	tilecopy_tensor_t st, dtn;
+	tilecopy_tensor_t *st, *dtn;
 	tilecopy_plan_t *plan = NULL;
 	unsigned char *sbuf, *ref, *out;
-	size_t ssz, dsz;
+	uint64_t ssz, dsz;
+	const char *dtname = "?";
 
-	ck_assert_msg(!tilecopy_tensor_make(&st, sf, shape, rank, dt, NULL),
+	ck_assert_msg(!tilecopy_tensor_create(&st, sf, shape, rank, dt, NULL, 0),
 		      "%s: %s", sf, tilecopy_last_error());
-	ck_assert_msg(!tilecopy_tensor_make(&dtn, df, shape, rank, dt, NULL),
+	ck_assert_msg(!tilecopy_tensor_create(&dtn, df, shape, rank, dt, NULL, 0),
 		      "%s: %s", df, tilecopy_last_error());
-	ck_assert_msg(!tilecopy_plan_create(&plan, &st, &dtn), "%s->%s: %s",
+	ck_assert_msg(!tilecopy_plan_create(&plan, st, dtn, 0), "%s->%s: %s",
 		      sf, df, tilecopy_last_error());
-	ssz = tilecopy_plan_src_bytes(plan);
-	dsz = tilecopy_plan_dst_bytes(plan);
+	tilecopy_tensor_destroy(st);
+	tilecopy_tensor_destroy(dtn);
+	tilecopy_plan_src_bytes(plan, &ssz);
+	tilecopy_plan_dst_bytes(plan, &dsz);
+	tilecopy_dtype_name(dt, &dtname);
 	sbuf = malloc(ssz + 1);
 	ref = malloc(dsz + 1);
 	out = malloc(dsz + 1);
@@ -467,7 +923,7 @@ static void check_plan_pair(const char *cpu, const char *sf, const char *df,
 	ck_assert_msg(!tilecopy_plan_execute_cpu(plan, sbuf + 1, ssz, out + 1, dsz, cpu),
 		      "%s: %s", cpu, tilecopy_last_error());
 	ck_assert_msg(!memcmp(ref + 1, out + 1, dsz), "%s: %s -> %s (%s) differs from scalar",
-		      cpu, sf, df, tilecopy_dtype_name(dt));
+		      cpu, sf, df, dtname);
 	free(sbuf);
 	free(ref);
 	free(out);
@@ -518,7 +974,11 @@ START_TEST(test_dispatch)
 	be = tc_cpu_backend_get("neon", &err);	/* known, but not here */
 	ck_assert_ptr_null(be);
 	ck_assert_int_eq(err, -ENODEV);
-	ck_assert_int_eq(tilecopy_cpu_name("neon") == NULL, 1);
+	{
+		const char *name;
+
+		ck_assert_int_eq(tilecopy_cpu_name("neon", &name), TILECOPY_ERR_UNSUPPORTED);
+	}
 #elif defined(__aarch64__)
 	be = tc_cpu_backend_get("avx2", &err);
 	ck_assert_ptr_null(be);
@@ -526,14 +986,22 @@ START_TEST(test_dispatch)
 #endif
 	/* The environment decides when no name is given; bad values are errors. */
 	setenv("TILECOPY_CPU", "bogus", 1);
+	tc_cpu_backend_env_reload();
 	ck_assert_ptr_null(tc_cpu_backend_get(NULL, &err));
 	ck_assert_int_eq(err, -EINVAL);
-	ck_assert_ptr_null(tilecopy_cpu_name(NULL));
+	{
+		const char *name;
+
+		ck_assert_int_ne(tilecopy_cpu_name(NULL, &name), TILECOPY_SUCCESS);
+	}
 	setenv("TILECOPY_CPU", "scalar", 1);
+	ck_assert_ptr_null(tc_cpu_backend_get(NULL, &err));	/* read once */
+	tc_cpu_backend_env_reload();
 	be = tc_cpu_backend_get(NULL, &err);
 	ck_assert_ptr_nonnull(be);
 	ck_assert_str_eq(be->name, "scalar");
 	unsetenv("TILECOPY_CPU");
+	tc_cpu_backend_env_reload();
 
 	/* Default: the best available is the first available SIMD one. */
 	be = tc_cpu_backend_get(NULL, &err);
@@ -573,6 +1041,15 @@ static Suite *simd_suite(void)
 	ADD("/simd/broadcast-fill", test_broadcast_and_fill, 1);
 	ADD("/simd/overlapping-dst", test_overlapping_dst, 1);
 	ADD("/simd/large", test_large, 1);
+	ADD("/simd/few-rows", test_few_rows, 1);
+	ADD("/simd/fractal", test_fractal, 1);
+	ADD("/simd/staged", test_staged, 1);
+	ADD("/simd/fused-padding", test_fused_padding, 1);
+	ADD("/simd/threads", test_threads, 1);
+	ADD("/simd/pool-stress", test_pool_stress, 1);
+	ADD("/simd/concurrent-callers", test_concurrent_callers, 1);
+	ADD("/simd/fork", test_fork, 1);
+	ADD("/simd/thread-api", test_thread_api, 0);
 	ADD("/simd/random", test_random, 1);
 	ADD("/simd/format-pairs", test_format_pairs, 1);
 #undef ADD

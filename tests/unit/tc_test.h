@@ -10,6 +10,9 @@
 
 #include "tilecopy/tilecopy.h"
 #include "tilecopy_accel.h"
+/* White-box: the value-level API under the handles (libuser/internal.h). */
+#include "internal.h"
+#include "plan_internal.h"
 
 /* Assert a call succeeded, printing the library's message if not. */
 #define TC_OK(call) do { \

@@ -44,13 +44,13 @@ static void make(tilecopy_tensor_t *t, const char *fmt, const char *shape,
 	int rank;
 
 	TC_OK(tilecopy_shape_parse(s, &rank, TILECOPY_MAX_RANK, shape));
-	TC_OK(tilecopy_tensor_make(t, fmt, s, rank, dt, block));
+	TC_OK(tc_tensor_make(t, fmt, s, rank, dt, block));
 }
 
 static void reference(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
 		      const unsigned char *in, unsigned char *out, size_t dst_bytes)
 {
-	size_t es = tilecopy_dtype_size(src->dtype);
+	size_t es = tc_dtype_size(src->dtype);
 	int rank = src->layout.rank;
 	int64_t n = 1, crd[TILECOPY_MAX_RANK];
 
@@ -64,8 +64,8 @@ static void reference(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst
 			crd[m] = r % src->extent[m];
 			r /= src->extent[m];
 		}
-		tilecopy_layout_crd2idx(&src->layout, crd, &so);
-		tilecopy_layout_crd2idx(&dst->layout, crd, &d);
+		tc_layout_crd2idx(&src->layout, crd, &so);
+		tc_layout_crd2idx(&dst->layout, crd, &d);
 		memcpy(out + d * (int64_t)es, in + so * (int64_t)es, es);
 	}
 }
@@ -78,9 +78,9 @@ static void check_pair(const tilecopy_tensor_t *src, const tilecopy_tensor_t *ds
 	uint64_t sb, db, seed = 99;
 	unsigned char *in, *want, *got;
 
-	TC_OK(tilecopy_plan_create(&plan, src, dst));
-	sb = tilecopy_plan_src_bytes(plan);
-	db = tilecopy_plan_dst_bytes(plan);
+	TC_OK(tc_plan_create(&plan, src, dst, 0));
+	sb = plan->src_bytes;
+	db = plan->dst_bytes;
 	in = malloc(sb + 1);
 	want = malloc(db + 1);
 	got = malloc(db + 1);
@@ -93,7 +93,7 @@ static void check_pair(const tilecopy_tensor_t *src, const tilecopy_tensor_t *ds
 		ck_assert_msg(got[i] == want[i],
 			      "%s -> %s (%s, esize %zu): byte %llu is %02x, want %02x",
 			      src->format, dst->format, cpu,
-			      tilecopy_dtype_size(src->dtype), (unsigned long long)i,
+			      tc_dtype_size(src->dtype), (unsigned long long)i,
 			      got[i], want[i]);
 	free(in);
 	free(want);
@@ -163,8 +163,8 @@ static size_t plan_count(const char *from, const char *to, const char *shape,
 
 	make(&src, from, shape, dt, NULL);
 	make(&dst, to, shape, dt, NULL);
-	TC_OK(tilecopy_plan_create(&plan, &src, &dst));
-	tilecopy_plan_descs(plan, &n);
+	TC_OK(tc_plan_create(&plan, &src, &dst, 0));
+	n = plan->n;
 	tilecopy_plan_destroy(plan);
 	return n;
 }
@@ -182,6 +182,45 @@ START_TEST(test_plans_are_few)
 }
 END_TEST
 
+/*
+ * Blocks that do not nest (review B9): zN 3x5 -> zN/nZ 5x3 repeat every
+ * 15 rows and 15 columns, so the plan has a descriptor per residue pair,
+ * not one per element (it had 1,000,001 for 1000x1000), and is exact.
+ */
+START_TEST(test_plan_blocks_that_do_not_nest)
+{
+	static const char *const to[] = { "zN", "nZ", "zZ" };
+
+	for (size_t i = 0; i < sizeof(to) / sizeof(to[0]); i++) {
+		tilecopy_tensor_t src, dst;
+		tilecopy_plan_t *plan;
+
+		make(&src, "zN", "1000x1000", TILECOPY_DT_F16, "3x5");
+		make(&dst, to[i], "1000x1000", TILECOPY_DT_F16, "5x3");
+		TC_OK(tc_plan_create(&plan, &src, &dst, 0));
+		ck_assert_msg(plan->n <= 15 * 15 + 4, "zN 3x5 -> %s 5x3: %zu descriptors",
+			      to[i], plan->n);
+		tilecopy_plan_destroy(plan);
+		make(&src, "zN", "47x38", TILECOPY_DT_F16, "3x5");
+		make(&dst, to[i], "47x38", TILECOPY_DT_F16, "5x3");
+		check_pair(&src, &dst, "scalar");
+		check_pair(&dst, &src, "scalar");
+		check_pair(&src, &dst, NULL);
+	}
+	/* the size that hit the 2^20 descriptor cap */
+	{
+		tilecopy_tensor_t src, dst;
+		tilecopy_plan_t *plan;
+
+		make(&src, "zN", "4095x4097", TILECOPY_DT_F16, "3x5");
+		make(&dst, "nZ", "4095x4097", TILECOPY_DT_F16, "5x3");
+		TC_OK(tc_plan_create(&plan, &src, &dst, 0));
+		ck_assert_uint_le(plan->n, 15 * 15 + 4);
+		tilecopy_plan_destroy(plan);
+	}
+}
+END_TEST
+
 START_TEST(test_plan_identity_is_one_run)
 {
 	tilecopy_tensor_t t;
@@ -190,12 +229,12 @@ START_TEST(test_plan_identity_is_one_run)
 	size_t n;
 
 	make(&t, "NHWC", "2x3x4x5", TILECOPY_DT_F32, NULL);
-	TC_OK(tilecopy_plan_create(&plan, &t, &t));
-	d = tilecopy_plan_descs(plan, &n);
+	TC_OK(tc_plan_create(&plan, &t, &t, 0));
+	d = plan->descs, n = plan->n;
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(d[0].ndims, 1);
 	ck_assert_uint_eq(d[0].extent[0], 120);
-	ck_assert_uint_eq(tilecopy_plan_moved_bytes(plan), 2 * 120 * 4);
+	ck_assert_uint_eq(plan->moved_bytes, 2 * 120 * 4);
 	tilecopy_plan_destroy(plan);
 }
 END_TEST
@@ -208,18 +247,18 @@ START_TEST(test_plan_errors)
 
 	make(&a, "RowMajor", "8x12", TILECOPY_DT_F16, NULL);
 	make(&b, "zN", "8x13", TILECOPY_DT_F16, NULL);
-	TC_FAILS(tilecopy_plan_create(&plan, &a, &b), TILECOPY_ERR_SHAPE_MISMATCH,
+	TC_FAILS(tc_plan_create(&plan, &a, &b, 0), TILECOPY_ERR_SHAPE_MISMATCH,
 		 "dst: shape 8x13 differs from src shape 8x12");
 	ck_assert_ptr_null(plan);
 	make(&b, "zN", "8x12", TILECOPY_DT_F32, NULL);
-	TC_FAILS(tilecopy_plan_create(&plan, &a, &b), TILECOPY_ERR_DTYPE_MISMATCH,
+	TC_FAILS(tc_plan_create(&plan, &a, &b, 0), TILECOPY_ERR_DTYPE_MISMATCH,
 		 "element size 4");
 	make(&b, "strided:1,0", "8x12", TILECOPY_DT_F16, NULL);
-	TC_FAILS(tilecopy_plan_create(&plan, &a, &b), TILECOPY_ERR_OVERLAP, "dst");
+	TC_FAILS(tc_plan_create(&plan, &a, &b, 0), TILECOPY_ERR_OVERLAP, "dst");
 	make(&b, "strided:2,1", "8x12", TILECOPY_DT_F16, NULL);	/* rows overlap */
-	TC_FAILS(tilecopy_plan_create(&plan, &a, &b), TILECOPY_ERR_OVERLAP, "dst");
+	TC_FAILS(tc_plan_create(&plan, &a, &b, 0), TILECOPY_ERR_OVERLAP, "dst");
 	make(&b, "ColumnMajor", "8x12", TILECOPY_DT_F16, NULL);
-	TC_OK(tilecopy_plan_create(&plan, &a, &b));
+	TC_OK(tc_plan_create(&plan, &a, &b, 0));
 	memset(buf, 0x5a, sizeof(buf));
 	TC_FAILS(tilecopy_plan_execute_cpu(plan, buf, sizeof(buf), buf, sizeof(buf), NULL),
 		 TILECOPY_ERR_BUFFER_TOO_SMALL, "src_size: 64 bytes, the source needs 192");
@@ -244,6 +283,7 @@ static Suite *plan_suite(void)
 	tcase_add_test(tc, test_strided_and_cute);
 	tcase_add_test(tc, test_plans_are_few);
 	tcase_add_test(tc, test_plan_identity_is_one_run);
+	tcase_add_test(tc, test_plan_blocks_that_do_not_nest);
 	tcase_add_test(tc, test_plan_errors);
 	suite_add_tcase(s, tc);
 	return s;

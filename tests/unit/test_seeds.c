@@ -11,14 +11,14 @@
 static void make(tilecopy_tensor_t *t, const char *fmt, const int64_t *shape,
 		 int rank, tilecopy_dtype_t dt, const char *block)
 {
-	TC_OK(tilecopy_tensor_make(t, fmt, shape, rank, dt, block));
+	TC_OK(tc_tensor_make(t, fmt, shape, rank, dt, block));
 }
 
 static int64_t at(const tilecopy_tensor_t *t, int64_t a, int64_t b, int64_t c, int64_t d)
 {
 	int64_t crd[4] = { a, b, c, d }, idx;
 
-	TC_OK(tilecopy_layout_crd2idx(&t->layout, crd, &idx));
+	TC_OK(tc_layout_crd2idx(&t->layout, crd, &idx));
 	return idx;
 }
 
@@ -55,19 +55,19 @@ START_TEST(test_seed_directml)
 
 	make(&t, "strided:6,3,1", shape, 3, TILECOPY_DT_F32, NULL);
 	ck_assert_int_eq(at(&t, 1, 0, 1, 0), 7);
-	TC_OK(tilecopy_tensor_bytes(&t, &b));
+	TC_OK(tc_tensor_bytes(&t, &b));
 	ck_assert_uint_eq(b, 12 * 4);
 	/* padded rows: row stride 5 for 3 columns -> (1 + 1*10 + 1*5 + 2) elements */
 	make(&t, "strided:10,5,1", shape, 3, TILECOPY_DT_F32, NULL);
-	TC_OK(tilecopy_tensor_bytes(&t, &b));
+	TC_OK(tc_tensor_bytes(&t, &b));
 	ck_assert_uint_eq(b, 18 * 4);
-	ck_assert(tilecopy_tensor_has_padding(&t));
+	ck_assert(tc_tensor_has_padding(&t));
 	/* broadcast along D: stride 0, a 6-element buffer serves 12 elements */
 	make(&t, "strided:0,3,1", shape, 3, TILECOPY_DT_F32, NULL);
-	TC_OK(tilecopy_tensor_bytes(&t, &b));
+	TC_OK(tc_tensor_bytes(&t, &b));
 	ck_assert_uint_eq(b, 6 * 4);
 	ck_assert_int_eq(at(&t, 1, 1, 2, 0), at(&t, 0, 1, 2, 0));
-	ck_assert(tilecopy_tensor_has_overlap(&t));
+	ck_assert(tc_tensor_has_overlap(&t));
 }
 END_TEST
 
@@ -79,7 +79,7 @@ START_TEST(test_seed_megengine)
 
 	make(&t, "strided:5,1", shape, 2, TILECOPY_DT_I32, NULL);
 	ck_assert_int_eq(at(&t, 1, 2, 0, 0) * 4, 28);
-	ck_assert(tilecopy_tensor_is_contiguous_in(&t, "RowMajor"));
+	ck_assert(tc_tensor_is_contiguous_in(&t, "RowMajor"));
 }
 END_TEST
 
@@ -91,7 +91,7 @@ START_TEST(test_seed_pytorch_channels_last)
 	char buf[128];
 
 	make(&t, "NHWC", shape, 4, TILECOPY_DT_F32, NULL);
-	TC_OK(tilecopy_layout_print(&t.layout, buf, sizeof(buf)));
+	TC_OK(tc_layout_print(&t.layout, buf, sizeof(buf)));
 	ck_assert_str_eq(buf, "(10,3,32,32):(3072,1,96,3)");
 }
 END_TEST
@@ -198,7 +198,7 @@ typedef int64_t (*size_fn)(const char *, const int64_t *, size_t);
 static void roundtrip(const char *a, const char *b, const int64_t *shape, int rank,
 		      tilecopy_dtype_t dt, off_fn off, size_fn size)
 {
-	size_t es = tilecopy_dtype_size(dt);
+	size_t es = tc_dtype_size(dt);
 	int64_t ss = size(a, shape, es), ds = size(b, shape, es), n = 1, x[4];
 	tilecopy_tensor_t s, d;
 	tilecopy_plan_t *plan;
@@ -207,9 +207,9 @@ static void roundtrip(const char *a, const char *b, const int64_t *shape, int ra
 
 	make(&s, a, shape, rank, dt, NULL);
 	make(&d, b, shape, rank, dt, NULL);
-	TC_OK(tilecopy_plan_create(&plan, &s, &d));
-	ck_assert_uint_eq(tilecopy_plan_src_bytes(plan), (uint64_t)ss * es);
-	ck_assert_uint_eq(tilecopy_plan_dst_bytes(plan), (uint64_t)ds * es);
+	TC_OK(tc_plan_create(&plan, &s, &d, 0));
+	ck_assert_uint_eq(plan->src_bytes, (uint64_t)ss * es);
+	ck_assert_uint_eq(plan->dst_bytes, (uint64_t)ds * es);
 	in = malloc((size_t)(ss * (int64_t)es));
 	logical = calloc((size_t)ss, 1);
 	want = calloc((size_t)(ds * (int64_t)es), 1);

@@ -26,9 +26,15 @@ extern "C" {
  *
  * The minor number grows when something is appended; the major number
  * changes only if a published struct changes meaning (never, so far).
- * Firmware images name the range of ABI versions they support.
+ * What a driver offers beyond 1.0 is announced by the bits of
+ * DRM_TILECOPY_PARAM_FEATURES: test those, not the minor number. (The
+ * firmware speaks its own interface, TC_FW_IFACE_VERSION of tilecopy_hw.h,
+ * which this number does not touch.)
+ *
+ * 1.1: STATUS_RESET, ERR_DESC_NONE, parameters FEATURES to FILE_HANGS,
+ * desc_size above 192, SUBMIT's -EBUSY, -E2BIG, -ECANCELED and -EIO.
  */
-#define DRM_TILECOPY_ABI_VERSION	0x00010000u
+#define DRM_TILECOPY_ABI_VERSION	0x00010001u
 
 /* ------------------------------------------------------------------------
  * Descriptors: the engine's native job format
@@ -39,11 +45,21 @@ extern "C" {
 #define DRM_TILECOPY_MAX_DIMS		8
 
 /**
+ * DRM_TILECOPY_MAX_JOB_ELEMS - the work bound of this engine generation:
+ * elements one job may write, the product of each descriptor's extents
+ * summed over the job. A stride-0 dimension counts with its extent: a
+ * descriptor that writes one byte 2^64 times is 2^64 elements of work.
+ * DRM_TILECOPY_PARAM_MAX_JOB_ELEMS reports a device's own bound.
+ */
+#define DRM_TILECOPY_MAX_JOB_ELEMS	(1ull << 32)
+
+/**
  * enum drm_tilecopy_op - what a descriptor does.
  * @DRM_TILECOPY_OP_COPY: N-D strided copy, element by element, from @src to
  *	@dst. A source stride may be 0 (broadcast).
  * @DRM_TILECOPY_OP_FILL: write the low @elem_size bytes of @value (little
  *	endian) to every element of the N-D region at @dst. Used for padding.
+ *	The bits of @value above @elem_size bytes must be zero.
  * @DRM_TILECOPY_OP_WRITE64: write the 64-bit @value at @dst (8 bytes, ndims
  *	1, extent[0] 1): a completion marker visible in memory.
  */
@@ -55,6 +71,9 @@ enum drm_tilecopy_op {
 
 /**
  * struct drm_tilecopy_desc - one engine descriptor (192 bytes).
+ *
+ * Later versions may append fields; SUBMIT's @desc_size says how large the
+ * caller's struct is (see struct drm_tilecopy_submit).
  *
  * The iteration space is extent[0] x ... x extent[ndims-1] elements;
  * dimension 0 is the innermost (fastest) loop. Element (i0, ..., iN-1) is
@@ -102,12 +121,21 @@ struct drm_tilecopy_desc {
  *	page without read permission).
  * @DRM_TILECOPY_STATUS_DMA_ERROR: the bus reported an error on a transfer.
  * @DRM_TILECOPY_STATUS_BAD_DESC: the engine refused a malformed descriptor.
- * @DRM_TILECOPY_STATUS_TIMEOUT: the job did not finish in time; the engine
- *	was reset.
- * @DRM_TILECOPY_STATUS_CANCELLED: the job was dropped (file closed, device
- *	removed) before it ran.
+ * @DRM_TILECOPY_STATUS_TIMEOUT: the job ran longer than
+ *	DRM_TILECOPY_PARAM_JOB_TIMEOUT_NS of engine time (time spent waiting
+ *	behind other jobs does not count): it hung, and the engine was reset.
+ *	It counts towards its file's ban (DRM_TILECOPY_PARAM_BAN_HANGS).
+ *	Its destination is undefined.
+ * @DRM_TILECOPY_STATUS_CANCELLED: the job was dropped before it ran: its
+ *	file was closed or banned, the device removed or wedged.
  * @DRM_TILECOPY_STATUS_NO_FIRMWARE: the engine has no running firmware.
  * @DRM_TILECOPY_STATUS_PENDING: the job has not finished (WAIT timed out).
+ * @DRM_TILECOPY_STATUS_RESET: the engine was reset (another job hung, or a
+ *	forced reset) while it was running this job: some descriptors may have
+ *	run, the destination is undefined. The job is not run again; submit it
+ *	again if that is safe. Jobs the reset found finished complete as OK;
+ *	jobs it found not yet started run after it. A job is never reported
+ *	OK unless every one of its descriptors ran exactly once.
  */
 enum drm_tilecopy_status {
 	DRM_TILECOPY_STATUS_OK = 0,
@@ -119,7 +147,16 @@ enum drm_tilecopy_status {
 	DRM_TILECOPY_STATUS_CANCELLED = 6,
 	DRM_TILECOPY_STATUS_NO_FIRMWARE = 7,
 	DRM_TILECOPY_STATUS_PENDING = 8,
+	DRM_TILECOPY_STATUS_RESET = 9,
 };
+
+/**
+ * DRM_TILECOPY_ERR_DESC_NONE - &drm_tilecopy_wait.err_desc when the status
+ * is not about one descriptor: OK, PENDING, TIMEOUT, RESET, CANCELLED,
+ * NO_FIRMWARE, or a fault in the job's ring entry rather than in a
+ * descriptor.
+ */
+#define DRM_TILECOPY_ERR_DESC_NONE	0xffffffffu
 
 /* ------------------------------------------------------------------------
  * ioctls
@@ -145,6 +182,22 @@ enum drm_tilecopy_status {
  * @DRM_TILECOPY_PARAM_VA_SIZE: size of the device VA range.
  * @DRM_TILECOPY_PARAM_TILEBUF_SIZE: bytes of on-chip tile buffer.
  * @DRM_TILECOPY_PARAM_PCI_ID: PCI vendor << 16 | device.
+ * @DRM_TILECOPY_PARAM_FEATURES: DRM_TILECOPY_FEATURE_* bits (a driver
+ *	without this parameter answers -EINVAL: it has none of them).
+ * @DRM_TILECOPY_PARAM_DESC_SIZE: sizeof(struct drm_tilecopy_desc) as the
+ *	driver knows it; larger @desc_size values are accepted.
+ * @DRM_TILECOPY_PARAM_MAX_JOB_ELEMS: the work bound: elements one job may
+ *	write (see DRM_TILECOPY_MAX_JOB_ELEMS); SUBMIT fails with -E2BIG above.
+ * @DRM_TILECOPY_PARAM_MAX_FILE_JOBS: jobs a file may have submitted and not
+ *	yet finished; SUBMIT fails with -EBUSY beyond.
+ * @DRM_TILECOPY_PARAM_MAX_FILE_DESC_BYTES: kernel memory the descriptors of
+ *	those jobs may hold (each job: desc_count * 192 rounded up to pages);
+ *	SUBMIT fails with -EBUSY beyond.
+ * @DRM_TILECOPY_PARAM_JOB_TIMEOUT_NS: engine time a job may use before it
+ *	counts as hung (0: never).
+ * @DRM_TILECOPY_PARAM_BAN_HANGS: hangs after which a file is banned: its
+ *	SUBMITs fail with -ECANCELED, its jobs not yet started are cancelled.
+ * @DRM_TILECOPY_PARAM_FILE_HANGS: hangs this file has caused so far.
  */
 enum drm_tilecopy_param {
 	DRM_TILECOPY_PARAM_ABI_VERSION = 0,
@@ -158,7 +211,26 @@ enum drm_tilecopy_param {
 	DRM_TILECOPY_PARAM_VA_SIZE = 8,
 	DRM_TILECOPY_PARAM_TILEBUF_SIZE = 9,
 	DRM_TILECOPY_PARAM_PCI_ID = 10,
+	DRM_TILECOPY_PARAM_FEATURES = 11,
+	DRM_TILECOPY_PARAM_DESC_SIZE = 12,
+	DRM_TILECOPY_PARAM_MAX_JOB_ELEMS = 13,
+	DRM_TILECOPY_PARAM_MAX_FILE_JOBS = 14,
+	DRM_TILECOPY_PARAM_MAX_FILE_DESC_BYTES = 15,
+	DRM_TILECOPY_PARAM_JOB_TIMEOUT_NS = 16,
+	DRM_TILECOPY_PARAM_BAN_HANGS = 17,
+	DRM_TILECOPY_PARAM_FILE_HANGS = 18,
 };
+
+/*
+ * DRM_TILECOPY_PARAM_FEATURES bits; append-only. Later additions to the
+ * interface (descriptor fields, ioctls, flags) each get a bit here.
+ */
+/* SUBMIT accepts desc_size >= 192, the array strided by it. */
+#define DRM_TILECOPY_FEATURE_DESC_STRIDE	(1ull << 0)
+/* WAIT reports DRM_TILECOPY_STATUS_RESET; jobs are never replayed. */
+#define DRM_TILECOPY_FEATURE_STATUS_RESET	(1ull << 1)
+/* The limits of parameters MAX_JOB_ELEMS to FILE_HANGS are enforced. */
+#define DRM_TILECOPY_FEATURE_LIMITS		(1ull << 2)
 
 /**
  * struct drm_tilecopy_get_param - query a device parameter.
@@ -217,6 +289,11 @@ struct drm_tilecopy_bo_info {
  * The driver copies the descriptors and checks every field; the whole access
  * footprint of each descriptor (source for COPY, destination for all) must
  * lie inside one BO of @bo_handles, and destinations inside a writable BO.
+ * docs/uapi.md lists every errno; in short: -EINVAL (a field), -ENOENT (a
+ * handle), -EFAULT (a pointer), -E2BIG (more than MAX_JOB_ELEMS), -EBUSY
+ * (MAX_FILE_JOBS or MAX_FILE_DESC_BYTES reached: WAIT for a job, submit
+ * again), -ECANCELED (the file is banned), -EIO (the device is wedged),
+ * -ENODEV (the device is gone), -ENOMEM.
  */
 struct drm_tilecopy_submit {
 	/** @descs: Input, user pointer to struct drm_tilecopy_desc[@desc_count]. */
@@ -227,7 +304,11 @@ struct drm_tilecopy_submit {
 	__u64 in_syncobjs;
 	/** @desc_count: Input, 1..DRM_TILECOPY_PARAM_MAX_DESCS. */
 	__u32 desc_count;
-	/** @desc_size: Input, sizeof(struct drm_tilecopy_desc). */
+	/**
+	 * @desc_size: Input, bytes per element of @descs, >= 192: the
+	 * caller's sizeof(struct drm_tilecopy_desc). Bytes beyond the struct
+	 * the driver knows (DRM_TILECOPY_PARAM_DESC_SIZE) must be zero.
+	 */
 	__u32 desc_size;
 	/** @bo_count: Input, 1..DRM_TILECOPY_PARAM_MAX_BOS. */
 	__u32 bo_count;
@@ -263,7 +344,10 @@ struct drm_tilecopy_wait {
 	__u32 flags;
 	/** @status: Output, &enum drm_tilecopy_status. */
 	__u32 status;
-	/** @err_desc: Output, index of the failing descriptor in the job. */
+	/**
+	 * @err_desc: Output, index of the failing descriptor in the job, or
+	 * DRM_TILECOPY_ERR_DESC_NONE.
+	 */
 	__u32 err_desc;
 	/** @pad: must be zero. */
 	__u32 pad;

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cvt_avx2.c - element conversion kernels for AVX2 with F16C (Haswell and
+ * later, every Zen), 8 elements a step; the remainder of a run goes to the
+ * scalar kernel. f32 -> bf16 is done in integer arithmetic. The instruction
+ * facts the bit-exactness rests on are listed in cvt_avx512.c.
+ *
+ * Built on every architecture, empty but for x86-64 (see cvt_avx512.c).
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#include "cpu/cvt.h"
+
+/* ---- kind -> f32, 8 at a time --------------------------------------------- */
+
+static inline __m256 ld_f16(const char *p)
+{
+	return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+}
+
+static inline __m256 ld_bf16(const char *p)
+{
+	__m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+
+	return _mm256_castsi256_ps(_mm256_slli_epi32(w, 16));
+}
+
+static inline __m256 ld_i8(const char *p)
+{
+	return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+
+static inline __m256 ld_u8(const char *p)
+{
+	return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p)));
+}
+
+static inline __m256 ld_i32(const char *p)
+{
+	return _mm256_cvtepi32_ps(_mm256_loadu_si256((const __m256i *)p));
+}
+
+/* 4 bytes -> 8 nibbles, each byte a 64-bit lane: low nibble, high nibble. */
+static inline __m256i ld_nibbles(const char *p)
+{
+	int32_t w;
+	__m256i q, lo, hi;
+
+	memcpy(&w, p, sizeof(w));
+	q = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(w));
+	lo = _mm256_and_si256(q, _mm256_set1_epi64x(0xf));
+	hi = _mm256_and_si256(_mm256_srli_epi64(q, 4), _mm256_set1_epi64x(0xf));
+	return _mm256_or_si256(lo, _mm256_slli_epi64(hi, 32));
+}
+
+static inline __m256 ld_u4(const char *p)
+{
+	return _mm256_cvtepi32_ps(ld_nibbles(p));
+}
+
+static inline __m256 ld_i4(const char *p)
+{
+	const __m256i eight = _mm256_set1_epi32(8);
+
+	return _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_xor_si256(ld_nibbles(p), eight),
+						   eight));
+}
+
+#define AVX2_DECODER(name, kind, num, den)				\
+static void avx2_decode_##name(float *dst, const void *src, size_t n)	\
+{									\
+	const char *s = src;						\
+	size_t i;							\
+									\
+	for (i = 0; i + 8 <= n; i += 8)					\
+		_mm256_storeu_ps(dst + i, ld_##name(s + i * (num) / (den))); \
+	if (i < n)							\
+		tc_cvt_scalar.decode[kind](dst + i, s + i * (num) / (den), n - i); \
+}
+AVX2_DECODER(f16, TC_CVT_F16, 2, 1)
+AVX2_DECODER(bf16, TC_CVT_BF16, 2, 1)
+AVX2_DECODER(i8, TC_CVT_I8, 1, 1)
+AVX2_DECODER(u8, TC_CVT_U8, 1, 1)
+AVX2_DECODER(i32, TC_CVT_I32, 4, 1)
+AVX2_DECODER(i4, TC_CVT_I4, 1, 2)
+AVX2_DECODER(u4, TC_CVT_U4, 1, 2)
+
+/* ---- f32 -> kind, 8 at a time --------------------------------------------- */
+
+static inline void st_f16(char *p, __m256 v)
+{
+	_mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* VCVTNEPS2BF16 in integer arithmetic (cvt_scalar.c has the rules). */
+static inline void st_bf16(char *p, __m256 v)
+{
+	__m256i u = _mm256_castps_si256(v);
+	__m256i hi = _mm256_srli_epi32(u, 16);
+	__m256i abs = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
+	__m256i nan = _mm256_cmpgt_epi32(abs, _mm256_set1_epi32(0x7f800000));
+	__m256i den = _mm256_cmpeq_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7f800000)),
+					 _mm256_setzero_si256());
+	__m256i bias = _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
+					_mm256_and_si256(hi, _mm256_set1_epi32(1)));
+	__m256i r = _mm256_srli_epi32(_mm256_add_epi32(u, bias), 16);
+
+	r = _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
+	r = _mm256_blendv_epi8(r, _mm256_and_si256(hi, _mm256_set1_epi32(0x8000)), den);
+	/* 16-bit results: pack within lanes, then put the two halves together */
+	r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+	_mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(r));
+}
+
+/* Saturate as in cvt_avx512.c: NaN to the upper bound, or to 0 unsigned. */
+static inline __m256i sat_signed(__m256 v, float lo, float hi)
+{
+	v = _mm256_min_ps(v, _mm256_set1_ps(hi));
+	v = _mm256_max_ps(v, _mm256_set1_ps(lo));
+	return _mm256_cvtps_epi32(v);
+}
+
+static inline __m256i sat_unsigned(__m256 v, float hi)
+{
+	v = _mm256_max_ps(v, _mm256_setzero_ps());
+	v = _mm256_min_ps(v, _mm256_set1_ps(hi));
+	return _mm256_cvtps_epi32(v);
+}
+
+/* 8 in-range dwords -> 8 words (exact: the values already fit). */
+static inline __m128i narrow16(__m256i x)
+{
+	return _mm_packs_epi32(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+}
+
+static inline void st_i8(char *p, __m256 v)
+{
+	__m128i w = narrow16(sat_signed(v, -128.0f, 127.0f));
+
+	_mm_storel_epi64((__m128i *)p, _mm_packs_epi16(w, w));
+}
+
+static inline void st_u8(char *p, __m256 v)
+{
+	__m128i w = narrow16(sat_unsigned(v, 255.0f));
+
+	_mm_storel_epi64((__m128i *)p, _mm_packus_epi16(w, w));
+}
+
+static inline void st_i32(char *p, __m256 v)
+{
+	_mm256_storeu_si256((__m256i *)p, sat_signed(v, -2147483648.0f, 2147483520.0f));
+}
+
+/* Element pairs (a 64-bit lane each) into 4 bytes, the even one low. */
+static inline void st_nibbles(char *p, __m256i x)
+{
+	const __m256i pick = _mm256_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1,
+					      -1, -1, -1, -1, -1, -1, -1, -1,
+					      0, 8, -1, -1, -1, -1, -1, -1,
+					      -1, -1, -1, -1, -1, -1, -1, -1);
+	__m256i lo = _mm256_and_si256(x, _mm256_set1_epi64x(0xf));
+	__m256i hi = _mm256_and_si256(_mm256_srli_epi64(x, 28), _mm256_set1_epi64x(0xf0));
+	__m256i b = _mm256_shuffle_epi8(_mm256_or_si256(lo, hi), pick);
+	uint32_t w = (uint32_t)_mm256_extract_epi16(b, 0) |
+		     ((uint32_t)_mm256_extract_epi16(b, 8) << 16);
+
+	memcpy(p, &w, sizeof(w));
+}
+
+static inline void st_i4(char *p, __m256 v)
+{
+	st_nibbles(p, sat_signed(v, -8.0f, 7.0f));
+}
+
+static inline void st_u4(char *p, __m256 v)
+{
+	st_nibbles(p, sat_unsigned(v, 15.0f));
+}
+
+#define AVX2_ENCODER(name, kind, num, den)				\
+static void avx2_encode_##name(void *dst, const float *src, size_t n)	\
+{									\
+	char *d = dst;							\
+	size_t i;							\
+									\
+	for (i = 0; i + 8 <= n; i += 8)					\
+		st_##name(d + i * (num) / (den), _mm256_loadu_ps(src + i)); \
+	if (i < n)							\
+		tc_cvt_scalar.encode[kind](d + i * (num) / (den), src + i, n - i); \
+}
+AVX2_ENCODER(f16, TC_CVT_F16, 2, 1)
+AVX2_ENCODER(bf16, TC_CVT_BF16, 2, 1)
+AVX2_ENCODER(i8, TC_CVT_I8, 1, 1)
+AVX2_ENCODER(u8, TC_CVT_U8, 1, 1)
+AVX2_ENCODER(i32, TC_CVT_I32, 4, 1)
+AVX2_ENCODER(i4, TC_CVT_I4, 1, 2)
+AVX2_ENCODER(u4, TC_CVT_U4, 1, 2)
+
+/* ---- the f32 stage ------------------------------------------------------- */
+
+static void avx2_affine(float *dst, const float *src, size_t n,
+			const struct tc_cvt_affine *a, const float *scale,
+			ptrdiff_t scale_stride)
+{
+	/* in locals: the stores below may alias *a as far as the compiler knows */
+	const unsigned int ops = a->ops;
+	const __m256 zs = _mm256_set1_ps(a->src_zp), zd = _mm256_set1_ps(a->dst_zp);
+	__m256 s = _mm256_set1_ps(scale[0]);
+	size_t i = 0;
+
+	if (scale_stride != 0 && scale_stride != 1)
+		goto tail;
+	for (; i + 8 <= n; i += 8) {
+		__m256 x = _mm256_loadu_ps(src + i);
+
+		if (scale_stride)
+			s = _mm256_loadu_ps(scale + i);
+		if (ops & TC_CVT_SUB_ZP)
+			x = _mm256_sub_ps(x, zs);
+		if (ops & TC_CVT_MUL)
+			x = _mm256_mul_ps(x, s);
+		if (ops & TC_CVT_ADD_ZP)
+			x = _mm256_add_ps(x, zd);
+		_mm256_storeu_ps(dst + i, x);
+	}
+tail:
+	if (i < n)
+		tc_cvt_scalar.affine(dst + i, src + i, n - i, a,
+				     scale + (ptrdiff_t)i * scale_stride, scale_stride);
+}
+
+static int avx2_available(void)
+{
+	return __builtin_cpu_supports("avx2") && tc_cvt_cpu_has_f16c();
+}
+
+const struct tc_cvt_kernels tc_cvt_avx2 = {
+	.name = "avx2",
+	.available = avx2_available,
+	.decode = {
+		[TC_CVT_F16] = avx2_decode_f16,
+		[TC_CVT_BF16] = avx2_decode_bf16,
+		[TC_CVT_I8] = avx2_decode_i8,
+		[TC_CVT_U8] = avx2_decode_u8,
+		[TC_CVT_I32] = avx2_decode_i32,
+		[TC_CVT_I4] = avx2_decode_i4,
+		[TC_CVT_U4] = avx2_decode_u4,
+	},
+	.encode = {
+		[TC_CVT_F16] = avx2_encode_f16,
+		[TC_CVT_BF16] = avx2_encode_bf16,
+		[TC_CVT_I8] = avx2_encode_i8,
+		[TC_CVT_U8] = avx2_encode_u8,
+		[TC_CVT_I32] = avx2_encode_i32,
+		[TC_CVT_I4] = avx2_encode_i4,
+		[TC_CVT_U4] = avx2_encode_u4,
+	},
+	.affine = avx2_affine,
+};
+
+#endif /* __x86_64__ */
