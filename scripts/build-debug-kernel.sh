@@ -48,8 +48,13 @@ if [ "${1:-}" = --background ]; then
 	out=${2:?usage: build-debug-kernel.sh --background LOG}
 	mkdir -p "$(dirname "$out")"
 	# setsid + nohup: the build outlives the make recipe that started it;
-	# stdout/stderr go to LOG so make does not wait on a pipe.
-	setsid nohup bash "$0" >"$out" 2>&1 </dev/null &
+	# stdout/stderr go to LOG so make does not wait on a pipe. At nice 19
+	# and the idle I/O class (the source's unpacking included) it takes
+	# only what the rest of make check leaves idle: the guests' TCG
+	# threads and the tests' own timeouts keep their share of the CPU.
+	ioidle=()
+	command -v ionice >/dev/null && ioidle=(ionice -c 3)
+	setsid nohup nice -n 19 "${ioidle[@]}" bash "$0" >"$out" 2>&1 </dev/null &
 	log "started in the background (pid $!, log $out)"
 	exit 0
 fi
