@@ -26,7 +26,8 @@
 #
 # Environment: TC_DEBUG_KERNEL_TIMEOUT (seconds for the build and for
 # waiting on another build's lock, default 5400), TC_DEBUG_KERNEL_JOBS
-# (make -j, default nproc), TILECOPY_CACHE.
+# (make -j, default nproc), TC_DEBUG_KERNEL_NICE (default 10; 19 and the
+# idle I/O class for --background), TILECOPY_CACHE.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +35,7 @@ TOP=$(cd "$here/.." && pwd)
 CACHE=${TILECOPY_CACHE:-$HOME/.cache/tilecopy}
 T=${TC_DEBUG_KERNEL_TIMEOUT:-5400}
 JOBS=${TC_DEBUG_KERNEL_JOBS:-$(nproc)}
+NICE=${TC_DEBUG_KERNEL_NICE:-10}
 frag=$TOP/tests/qemu/debug.config
 kconf=$TOP/tests/qemu/debug.Kconfig
 
@@ -48,13 +50,13 @@ if [ "${1:-}" = --background ]; then
 	out=${2:?usage: build-debug-kernel.sh --background LOG}
 	mkdir -p "$(dirname "$out")"
 	# setsid + nohup: the build outlives the make recipe that started it;
-	# stdout/stderr go to LOG so make does not wait on a pipe. At nice 19
-	# and the idle I/O class (the source's unpacking included) it takes
-	# only what the rest of make check leaves idle: the guests' TCG
-	# threads and the tests' own timeouts keep their share of the CPU.
-	ioidle=()
-	command -v ionice >/dev/null && ioidle=(ionice -c 3)
-	setsid nohup nice -n 19 "${ioidle[@]}" bash "$0" >"$out" 2>&1 </dev/null &
+	# stdout/stderr go to LOG so make does not wait on a pipe. The
+	# compilation runs at nice 19 and the idle I/O class, so it takes only
+	# what the rest of make check leaves idle: the guests' TCG threads and
+	# the tests keep their share of the CPU. The source's download and
+	# unpacking (scripts/linux-source.sh, ~1 min) keep normal priority, as
+	# the arm64 lane waits for the same tree on its lock.
+	TC_DEBUG_KERNEL_NICE=19 setsid nohup bash "$0" >"$out" 2>&1 </dev/null &
 	log "started in the background (pid $!, log $out)"
 	exit 0
 fi
@@ -95,8 +97,10 @@ mkdir -p "$O"
 # sourced) followed by debug.Kconfig; it lives in the cache entry, so the
 # O= tree never refers back to a work tree that may be gone.
 cat "$src/Kconfig" "$kconf" >"$dir/debug.Kconfig"
+ioidle=()
+[ "$NICE" = 19 ] && command -v ionice >/dev/null && ioidle=(ionice -c 3)
 kmake() {
-	timeout "$T" nice -n 10 make -s -C "$src" O="$O" \
+	timeout "$T" nice -n "$NICE" "${ioidle[@]}" make -s -C "$src" O="$O" \
 		KBUILD_KCONFIG="$dir/debug.Kconfig" "$@"
 }
 
