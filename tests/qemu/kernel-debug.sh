@@ -44,19 +44,20 @@ debug_bad=$(grep -v '^#' "$here/debug-reports.ere" | paste -sd'|')
 kmemleak_ours='\[(tilecopy|drm|drm_shmem_helper|gpu_sched|drm_exec|drm_gpuvm|drm_kms_helper)\]|dma_buf_|dma_fence_|dma_resv_|sync_file_|drm_'
 
 # Print every report in full: from a line matching the pattern (with the
-# WARN message and "cut here" line just before it) to the end of its trace
-# (---[ end trace, </TASK>, KASAN's closing ====), at most 150 lines each,
-# the first 8 reports.
+# WARN's "cut here" line and the message lines between it and the match,
+# e.g. DMA-API's, up to 6 lines back) to the end of its trace (---[ end
+# trace, </TASK>, KASAN's closing ====), at most 150 lines each, the first
+# 8 reports.
 print_report_blocks() {
 	awk -v pat="$1" '
 		inblk { print; n++
 			if (n >= 150 || (n > 3 && ($0 ~ /---\[ end trace|<\/TASK>/ || $0 ~ /\] =+$/))) { print "--"; inblk = 0 }
-			p2 = p1; p1 = $0; next }
+			h[NR % 6] = $0; next }
 		$0 ~ pat { if (++shown > 8) exit
-			if (p2 ~ /cut here/) print p2
-			if (p2 ~ /cut here/ || p1 ~ /cut here/) print p1
+			for (k = 6; k >= 1; k--) if (NR - k > 0 && h[(NR - k) % 6] ~ /cut here/) break
+			for (; k >= 1; k--) print h[(NR - k) % 6]
 			inblk = 1; n = 1; print }
-		{ p2 = p1; p1 = $0 }' "$2"
+		{ h[NR % 6] = $0 }' "$2"
 }
 
 scan_reports() {
