@@ -70,6 +70,12 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -gt 0 ] || { echo "usage: run-guest.sh [options] -- COMMAND ARGS..." >&2; exit 2; }
+case $kernel in
+stock) ;;
+debug)	[ "$arch" = x86_64 ] ||
+		{ echo "run-guest: --kernel debug is x86_64 only (not --arch $arch)" >&2; exit 2; } ;;
+*) echo "run-guest: unknown kernel '$kernel' (stock|debug)" >&2; exit 2 ;;
+esac
 
 # What differs between architectures; x86_64 here, the others sourced.
 qemu_name=qemu-system-x86_64
@@ -123,11 +129,7 @@ case $kernel in
 stock)
 	kdir=$(timeout 900 bash "$here/fetch-kernel.sh" --arch "$arch")
 	initrd=$B/guest/$initrd_name.cpio.gz ;;
-debug)
-	[ "$arch" = x86_64 ] ||
-		{ echo "run-guest: --kernel debug is x86_64 only (not --arch $arch)" >&2; exit 2; }
-	. "$here/kernel-debug.sh" ;;
-*) echo "run-guest: unknown kernel '$kernel' (stock|debug)" >&2; exit 2 ;;
+debug) . "$here/kernel-debug.sh" ;;
 esac
 timeout 300 bash "$here/mkinitramfs.sh" "$kdir" "$initrd" $busybox
 
