@@ -110,7 +110,7 @@ static int tc_queues_show(struct seq_file *m, void *unused)
 			n++;
 		seq_printf(m, "queue %u: %u jobs on the engine, last seqno %llu, tail %u, credits %d/%u\n",
 			   i, n, q->seqno, q->tail % TC_RING_ENTRIES,
-			   atomic_read(&q->sched.credit_count), q->sched.credit_limit);
+			   atomic_read(&q->sched->credit_count), q->sched->credit_limit);
 		mutex_unlock(&q->lock);
 	}
 	return 0;

@@ -21,7 +21,9 @@ MODULE_PARM_DESC(fw_timeout_ms, "Firmware boot handshake timeout in ms (default 
 
 /*
  * The engine resets its queues and tile buffer, and stops at its next tile
- * or row, in well under a millisecond.
+ * or row. A tile is bounded by the tile buffer and SUBMIT bounds a row
+ * (DRM_TILECOPY_MAX_ROW_ELEMS, _BYTES: tens of milliseconds in the QEMU
+ * model, on a loaded host): either ends well within this.
  */
 #define TC_RESET_TIMEOUT_US	(500 * 1000)
 
@@ -365,7 +367,8 @@ static int tc_device_intx_init(struct tc_device *tdev, int msix_err)
 	if (ret < 0)
 		return dev_err_probe(&pdev->dev, ret, "no MSI-X and no INTx interrupt\n");
 	tdev->intx = true;
-	ret = devm_request_threaded_irq(&pdev->dev, pci_irq_vector(pdev, 0),
+	tdev->irqs[0] = pci_irq_vector(pdev, 0);
+	ret = devm_request_threaded_irq(&pdev->dev, tdev->irqs[0],
 					tc_device_intx, tc_device_intx_thread,
 					IRQF_SHARED, KBUILD_MODNAME, tdev);
 	if (ret)
@@ -401,6 +404,7 @@ int tc_device_irq_init(struct tc_device *tdev)
 		struct tc_queue *q = &tdev->queues[i];
 
 		irq = pci_irq_vector(pdev, i);
+		tdev->irqs[i] = irq;
 		ret = devm_request_threaded_irq(&pdev->dev, irq, NULL,
 						tc_queue_irq, IRQF_ONESHOT,
 						q->name, q);
@@ -424,22 +428,18 @@ int tc_device_irq_init(struct tc_device *tdev)
  */
 void tc_device_irq_enable(struct tc_device *tdev, bool enable)
 {
-	unsigned int i;
+	unsigned int i, n = tdev->intx ? 1 : tdev->num_queues;
 
-	if (tdev->intx) {
+	/*
+	 * The vectors cached at probe: pci_irq_vector() takes the MSI
+	 * domain's mutex, which is held across allocations, and we run
+	 * where fences are signalled.
+	 */
+	for (i = 0; i < n; i++) {
 		if (enable)
-			enable_irq(pci_irq_vector(tdev->pdev, 0));
+			enable_irq(tdev->irqs[i]);
 		else
-			disable_irq(pci_irq_vector(tdev->pdev, 0));
-		return;
-	}
-	for (i = 0; i < tdev->num_queues; i++) {
-		int irq = pci_irq_vector(tdev->pdev, i);
-
-		if (enable)
-			enable_irq(irq);
-		else
-			disable_irq(irq);
+			disable_irq(tdev->irqs[i]);
 	}
 }
 
@@ -449,7 +449,7 @@ static int tc_queue_init(struct tc_device *tdev, unsigned int idx)
 
 	q->tdev = tdev;
 	q->idx = idx;
-	snprintf(q->name, sizeof(q->name), "tilecopy-%s-q%u",
+	snprintf(q->name, TC_SCHED_NAME_LEN, "tilecopy-%s-q%u",
 		 pci_name(tdev->pdev), idx);
 	INIT_LIST_HEAD(&q->active);
 	q->fence_ctx = dma_fence_context_alloc(1);
@@ -507,6 +507,9 @@ int tc_device_init(struct tc_device *tdev)
 		return ret;
 	tc_device_jobs_init(tdev);
 	tc_device_reset_init(tdev);
+	ret = tc_sched_store_alloc(tdev);
+	if (ret)
+		return ret;
 	for (i = 0; i < TC_MAX_QUEUES; i++) {
 		ret = tc_queue_init(tdev, i);
 		if (ret)
@@ -518,9 +521,18 @@ int tc_device_init(struct tc_device *tdev)
 /**
  * tc_device_fini() - stop the engine before the driver lets go of it
  * @tdev: device
+ *
+ * Bus mastering goes off whatever the reset did: the engine writes nothing
+ * after this, not into the rings devres frees next either.
+ *
+ * Return: 0, or -ETIMEDOUT if the reset did not complete (the engine may
+ * have run until bus mastering went off).
  */
-void tc_device_fini(struct tc_device *tdev)
+int tc_device_fini(struct tc_device *tdev)
 {
-	tc_device_hw_reset(tdev);
+	int ret = tc_device_hw_reset(tdev);
+
 	tc_writel(tdev, TC_REG_INT_MASK, 0);
+	pci_clear_master(tdev->pdev);
+	return ret;
 }

@@ -34,8 +34,6 @@
 #define TC_MAX_DESC_SIZE	4096
 #define TC_VA_START		0x100000000ull
 #define TC_VA_END		BIT_ULL(TC_VA_BITS)
-/* Bus address bits a page-table entry holds (TC_PTE_ADDR_MASK). */
-#define TC_DMA_BITS		52
 
 /*
  * Per open file: jobs submitted and not yet finished, and the kernel memory
@@ -53,13 +51,14 @@
 
 struct tc_device;
 struct tc_mmu_ctx;
+struct tc_sched_store;
 
 /**
  * struct tc_queue - one hardware queue and its scheduler.
  * @tdev: owning device.
  * @idx: queue index.
- * @sched: scheduler feeding this queue.
- * @name: scheduler and IRQ name.
+ * @sched: scheduler feeding this queue, in the device's &tc_sched_store.
+ * @name: scheduler and IRQ name, in the same store.
  * @lock: protects @active, @seqno, the ring and the queue registers.
  * @active: jobs written to the ring and not finished, oldest first.
  * @ring: CPU address of the ring.
@@ -72,8 +71,8 @@ struct tc_mmu_ctx;
 struct tc_queue {
 	struct tc_device *tdev;
 	unsigned int idx;
-	struct drm_gpu_scheduler sched;
-	char name[32];
+	struct drm_gpu_scheduler *sched;
+	char *name;
 	struct mutex lock;	/* jobs on the engine, ring */
 	struct list_head active;
 	struct tc_ring_entry *ring;
@@ -126,6 +125,9 @@ struct tc_stats {
  * @max_job_elems: TC_REG_MAX_JOB_ELEMS, the work bound of a job.
  * @num_queues: queues in use (engine and firmware limit).
  * @intx: no MSI-X: one legacy INTx line serves every queue and event.
+ * @irqs: Linux IRQ of each queue's vector (@irqs[0] the INTx line), read
+ *	once at probe: resets enable and disable them where fences are
+ *	signalled, and pci_irq_vector() may not be called there.
  * @fw_name: firmware file requested at probe.
  * @fw_data: copy of the firmware image, booted again after every reset.
  * @fw_size: bytes of @fw_data.
@@ -149,6 +151,8 @@ struct tc_stats {
  * @slot_owner: address space using each engine MMU context, or NULL.
  * @slot_clock: stamp for choosing the least recently used slot.
  * @stats: counters.
+ * @sched_store: the queues' schedulers and names, which outlive the device
+ *	(tc_sched_store_alloc()).
  * @queues: hardware queues.
  */
 struct tc_device {
@@ -161,6 +165,7 @@ struct tc_device {
 	u64 max_job_elems;
 	unsigned int num_queues;
 	bool intx;
+	int irqs[TC_MAX_QUEUES];
 	const char *fw_name;
 	void *fw_data;
 	size_t fw_size;
@@ -182,6 +187,7 @@ struct tc_device {
 	struct tc_mmu_ctx *slot_owner[TC_NUM_CONTEXTS];
 	u64 slot_clock;
 	struct tc_stats stats;
+	struct tc_sched_store *sched_store;
 	struct tc_queue queues[TC_MAX_QUEUES];
 };
 
@@ -197,12 +203,22 @@ static inline void tc_writel(struct tc_device *tdev, u32 reg, u32 val)
 	writel(val, tdev->regs + reg);
 }
 
-/* Two 32-bit reads, low word first (which latches JOB_NS). */
+/*
+ * A 64-bit register as 32-bit reads: HI, LO, HI again until HI holds
+ * still, so that a counter (DONE_SEQNO, STARTED_SEQNO) carrying into its
+ * high word between the reads is not torn. JOB_NS latches HI when LO is
+ * read: the HI read after LO is the one that pairs with it, as here.
+ */
 static inline u64 tc_readq(struct tc_device *tdev, u32 reg_lo)
 {
-	u32 lo = readl(tdev->regs + reg_lo);
+	u32 hi = readl(tdev->regs + reg_lo + 4), prev, lo;
 
-	return lo | (u64)readl(tdev->regs + reg_lo + 4) << 32;
+	do {
+		prev = hi;
+		lo = readl(tdev->regs + reg_lo);
+		hi = readl(tdev->regs + reg_lo + 4);
+	} while (hi != prev);
+	return (u64)hi << 32 | lo;
 }
 
 static inline u32 tc_q_readl(struct tc_queue *q, u32 reg)
@@ -221,7 +237,7 @@ static inline u64 tc_q_readq(struct tc_queue *q, u32 reg_lo)
 }
 
 int tc_device_init(struct tc_device *tdev);
-void tc_device_fini(struct tc_device *tdev);
+int tc_device_fini(struct tc_device *tdev);
 int tc_device_fw_load(struct tc_device *tdev);
 int tc_device_fw_boot(struct tc_device *tdev);
 int tc_device_hw_stop(struct tc_device *tdev);

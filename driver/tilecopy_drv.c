@@ -61,7 +61,7 @@ static int tc_open(struct drm_device *dev, struct drm_file *file)
 		goto err_free;
 	}
 	for (i = 0; i < tdev->num_queues; i++) {
-		struct drm_gpu_scheduler *sched = &tdev->queues[i].sched;
+		struct drm_gpu_scheduler *sched = tdev->queues[i].sched;
 
 		ret = drm_sched_entity_init(&tfile->entities[i],
 					    DRM_SCHED_PRIORITY_NORMAL, &sched, 1,
@@ -404,7 +404,19 @@ static struct pci_driver tc_pci_driver = {
 	.remove = tc_remove,
 	.dev_groups = tc_sysfs_groups,
 };
-module_pci_driver(tc_pci_driver);
+
+static int __init tc_init(void)
+{
+	return pci_register_driver(&tc_pci_driver);
+}
+module_init(tc_init);
+
+static void __exit tc_exit(void)
+{
+	pci_unregister_driver(&tc_pci_driver);
+	tc_sched_stores_free();
+}
+module_exit(tc_exit);
 
 MODULE_DESCRIPTION("DRM accel driver of the tilecopy tile-copy engine");
 MODULE_AUTHOR("The tilecopy authors");

@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include "tilecopy_accel.h"
@@ -110,6 +111,20 @@ void tc_queue_resubmit(struct tc_queue *q)
 
 /* ---- completions -------------------------------------------------------- */
 
+/*
+ * The job is finished: it no longer counts against its file's
+ * MAX_FILE_JOBS, before its fence signals, so that a SUBMIT right after a
+ * successful WAIT finds room (its descriptor memory stays charged until
+ * the job is freed, shortly after). Called once, by whoever finishes it.
+ */
+static void tc_job_uncount(struct tc_job *job)
+{
+	if (job->counted) {
+		atomic_dec(&job->ctx->jobs);
+		job->counted = false;
+	}
+}
+
 /**
  * tc_job_finish() - the engine is done with a job, one way or another
  * @q: the job's queue, locked
@@ -137,6 +152,7 @@ void tc_job_finish(struct tc_queue *q, struct tc_job *job, u32 status,
 	job->result->status = status;
 	job->result->err_desc = err_desc;
 	job->result->err_addr = err_addr;
+	tc_job_uncount(job);
 	if (status == DRM_TILECOPY_STATUS_OK) {
 		atomic64_inc(&stats->jobs_done);
 		atomic64_add(job->bytes, &stats->bytes_moved);
@@ -207,10 +223,15 @@ static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 	struct tc_fence *fence = job->fence;
 	int ret, idx;
 
-	if (unlikely(sched_job->s_fence->finished.error))
+	/* Every error return finishes the job. */
+	if (unlikely(sched_job->s_fence->finished.error)) {
+		tc_job_uncount(job);
 		return ERR_PTR(sched_job->s_fence->finished.error);
-	if (!drm_dev_enter(&tdev->base, &idx))
+	}
+	if (!drm_dev_enter(&tdev->base, &idx)) {
+		tc_job_uncount(job);
 		return ERR_PTR(-ENODEV);
+	}
 	/* A wedged device or a banned file: the job is cancelled. */
 	ret = -ECANCELED;
 	if (READ_ONCE(tdev->wedged) || tc_mmu_ctx_banned(job->ctx))
@@ -234,7 +255,7 @@ static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 	job->seqno = ++q->seqno;
 	dma_fence_init(&fence->base, &tc_fence_ops, &fence->lock, q->fence_ctx,
 		       job->seqno);
-	job->hw_fence = dma_fence_get(&fence->base);
+	WRITE_ONCE(job->hw_fence, dma_fence_get(&fence->base));
 	if (list_empty(&q->active))
 		q->busy_since = ktime_get();
 	list_add_tail(&job->link, &q->active);
@@ -246,6 +267,7 @@ static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 
 out_exit:
 	drm_dev_exit(idx);
+	tc_job_uncount(job);
 	return ERR_PTR(ret);
 }
 
@@ -284,11 +306,10 @@ void tc_job_free(struct tc_job *job)
 		dma_fence_put(job->hw_fence);
 	kfree(job->fence);	/* never initialised: the job did not run */
 	if (job->result)
-		tc_job_result_put(job->result);
-	if (job->charged) {
-		atomic_dec(&ctx->jobs);
+		tc_job_result_finished(job->result);
+	tc_job_uncount(job);
+	if (job->charged)
 		atomic64_sub(job->descs.bytes, &ctx->desc_bytes);
-	}
 	tc_mmu_ctx_put(ctx);
 	kfree(job);
 	if (atomic_dec_and_test(&tdev->jobs_alive))
@@ -335,7 +356,8 @@ static const struct drm_sched_backend_ops tc_sched_ops = {
  * workqueue: a reset involves the whole engine, handlers must not race.
  * The timer only says when to look at the engine (tc_sched_timedout_job()):
  * every quarter of job_timeout_ms, so that a job is found hung between one
- * and one and a quarter timeouts of engine time.
+ * and one and a quarter timeouts of engine time, unless new jobs keep
+ * starting on the queue: each starts the timer again (docs/uapi.md).
  *
  * Each job on the engine holds one of the engine's 64 MMU contexts for its
  * address space (tc_mmu_slot_get()): the queues' credits together stay
@@ -359,7 +381,7 @@ int tc_queue_sched_init(struct tc_queue *q)
 		.dev = &tdev->pdev->dev,
 	};
 
-	return drm_sched_init(&q->sched, &args);
+	return drm_sched_init(q->sched, &args);
 }
 
 /**
@@ -368,7 +390,77 @@ int tc_queue_sched_init(struct tc_queue *q)
  */
 void tc_queue_sched_fini(struct tc_queue *q)
 {
-	drm_sched_fini(&q->sched);
+	drm_sched_fini(q->sched);
+}
+
+/*
+ * The schedulers and their names outlive the device. A scheduler's fences
+ * (the jobs' "finished" fences, in syncobjs, sync_files, dma-bufs'
+ * reservations) point at their scheduler and ask it for its name
+ * (drm_sched_fence_get_timeline_name() in 6.12 reads fence->sched->name,
+ * signalled or not) for as long as they live, which nothing bounds: a
+ * sync_file kept after the device is unbound and its last file closed.
+ * So the store is not freed with the device but retired, and freed when
+ * the module goes (a few KiB per device bound and unbound meanwhile).
+ */
+struct tc_sched_store {
+	struct list_head link;
+	struct drm_gpu_scheduler sched[TC_MAX_QUEUES];
+	char name[TC_MAX_QUEUES][TC_SCHED_NAME_LEN];
+};
+
+static LIST_HEAD(tc_sched_retired);
+static DEFINE_MUTEX(tc_sched_retired_lock);
+
+static void tc_sched_store_retire(struct drm_device *dev, void *data)
+{
+	struct tc_sched_store *store = data;
+
+	mutex_lock(&tc_sched_retired_lock);
+	list_add(&store->link, &tc_sched_retired);
+	mutex_unlock(&tc_sched_retired_lock);
+}
+
+/**
+ * tc_sched_store_alloc() - allocate the queues' schedulers and names
+ * @tdev: device; the store is retired when its drm_device is released,
+ *	after the schedulers' drm_sched_fini()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int tc_sched_store_alloc(struct tc_device *tdev)
+{
+	struct tc_sched_store *store = kzalloc(sizeof(*store), GFP_KERNEL);
+	unsigned int i;
+
+	if (!store)
+		return -ENOMEM;
+	for (i = 0; i < TC_MAX_QUEUES; i++) {
+		tdev->queues[i].sched = &store->sched[i];
+		tdev->queues[i].name = store->name[i];
+	}
+	tdev->sched_store = store;
+	/* registered before the schedulers' fini: runs after it */
+	return drmm_add_action_or_reset(&tdev->base, tc_sched_store_retire, store);
+}
+
+/**
+ * tc_sched_stores_free() - free the retired schedulers at module unload
+ *
+ * A fence of a removed device still alive now (a sync_file kept open
+ * across rmmod) would read freed memory for its name: 6.12's drm_sched
+ * gives a driver no way to know when the last fence of a scheduler goes.
+ */
+void tc_sched_stores_free(void)
+{
+	struct tc_sched_store *store, *tmp;
+
+	/* fences are freed after an RCU grace period */
+	rcu_barrier();
+	list_for_each_entry_safe(store, tmp, &tc_sched_retired, link) {
+		list_del(&store->link);
+		kfree(store);
+	}
 }
 
 /**

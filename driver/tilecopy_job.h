@@ -32,13 +32,17 @@ struct tc_fence {
 /**
  * struct tc_job_result - what WAIT reports about a job.
  * @ref: the file's job table and the job each hold one.
- * @done: the job's scheduler "finished" fence.
+ * @lock: protects @done.
+ * @done: the job's scheduler "finished" fence, until the job is freed
+ *	(tc_job_result_finished()): then NULL, and @status is final. A status
+ *	nobody waited for pins no fence.
  * @status: &enum drm_tilecopy_status, final once @done signalled.
  * @err_desc: failing descriptor index, or DRM_TILECOPY_ERR_DESC_NONE.
  * @err_addr: faulting device VA.
  */
 struct tc_job_result {
 	struct kref ref;
+	spinlock_t lock;	/* @done */
 	struct dma_fence *done;
 	u32 status;
 	u32 err_desc;
@@ -97,7 +101,8 @@ struct tc_job_outcome {
  * @bytes: bytes the job writes (for the bytes-moved counter).
  * @elems: elements the job writes (the work bound).
  * @written: bit i set if a descriptor writes through @maps[i].
- * @charged: counted in the context's job and descriptor-memory totals.
+ * @charged: counted in the context's descriptor-memory total, until freed.
+ * @counted: counted in the context's job total, until finished.
  * @slot_held: run_job() took a reference on the context's engine slot.
  * @result: status for WAIT.
  * @fence: the hardware fence, allocated at submission, initialised by
@@ -122,6 +127,7 @@ struct tc_job {
 	u64 elems;
 	u64 written;
 	bool charged;
+	bool counted;
 	bool slot_held;
 	struct tc_job_result *result;
 	struct tc_fence *fence;
@@ -133,6 +139,11 @@ struct tc_job {
 };
 
 /* tilecopy_job.c: the ring, the scheduler backend, completions */
+/* bytes of a queue's scheduler and IRQ name */
+#define TC_SCHED_NAME_LEN	32
+
+int tc_sched_store_alloc(struct tc_device *tdev);
+void tc_sched_stores_free(void);
 int tc_queue_sched_init(struct tc_queue *q);
 void tc_queue_sched_fini(struct tc_queue *q);
 irqreturn_t tc_queue_irq(int irq, void *data);
@@ -142,6 +153,7 @@ void tc_job_finish(struct tc_queue *q, struct tc_job *job, u32 status,
 		   u32 err_desc, u64 err_addr, int error);
 void tc_job_free(struct tc_job *job);
 void tc_job_result_put(struct tc_job_result *res);
+void tc_job_result_finished(struct tc_job_result *res);
 void tc_device_jobs_init(struct tc_device *tdev);
 void tc_device_jobs_drain(struct tc_device *tdev);
 u64 tc_job_timeout_ns(void);
@@ -154,7 +166,7 @@ int tc_device_reset_forced(struct tc_device *tdev);
 void tc_device_cancel_all(struct tc_device *tdev);
 
 /* tilecopy_submit.c */
-int tc_file_jobs_init(struct tc_file *tfile);
+void tc_file_jobs_init(struct tc_file *tfile);
 void tc_file_jobs_fini(struct tc_file *tfile);
 int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file);
 int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file);

@@ -48,7 +48,7 @@ static void tc_sched_restore_parents(struct tc_queue *q)
 {
 	struct drm_sched_job *s_job;
 
-	list_for_each_entry(s_job, &q->sched.pending_list, list) {
+	list_for_each_entry(s_job, &q->sched->pending_list, list) {
 		struct tc_job *job = to_tc_job(s_job);
 
 		if (!s_job->s_fence->parent && job->hw_fence)
@@ -63,9 +63,9 @@ static void tc_sched_restore_parents(struct tc_queue *q)
  */
 static void tc_sched_give_back(struct tc_queue *q, struct tc_job *job)
 {
-	drm_sched_stop(&q->sched, &job->base);
+	drm_sched_stop(q->sched, &job->base);
 	tc_sched_restore_parents(q);
-	drm_sched_start(&q->sched);
+	drm_sched_start(q->sched);
 }
 
 static int tc_status_error(u32 status)
@@ -138,11 +138,23 @@ static void tc_queue_sort(struct tc_queue *q, struct tc_job *guilty,
 }
 
 /*
- * Finish the jobs whose outcome the reset found; with @alive false (the
- * engine is gone or wedged) cancel the others, else give them to the ring
- * again, but those of a banned file (it may have hung the engine just now).
+ * What becomes of the jobs a reset found never started (tc_queue_settle()).
+ * @TC_SETTLE_REQUEUE: the engine is back: they go to the ring again (but
+ *	those of a banned file, which are cancelled).
+ * @TC_SETTLE_CANCEL: the engine is stopped and reset, and stays off: they
+ *	did not run, they are CANCELLED.
+ * @TC_SETTLE_MAY_HAVE_RUN: the reset failed: a stuck reset drops STOP and
+ *	the engine may have gone on with its rings until bus mastering went
+ *	off: they may have run, they fail with RESET, never CANCELLED.
  */
-static void tc_queue_settle(struct tc_queue *q, bool alive)
+enum tc_settle {
+	TC_SETTLE_REQUEUE,
+	TC_SETTLE_CANCEL,
+	TC_SETTLE_MAY_HAVE_RUN,
+};
+
+/* Finish the jobs whose outcome the reset found; the others as @how says. */
+static void tc_queue_settle(struct tc_queue *q, enum tc_settle how)
 {
 	struct tc_stats *stats = &q->tdev->stats;
 	struct tc_job *job, *tmp;
@@ -152,11 +164,13 @@ static void tc_queue_settle(struct tc_queue *q, bool alive)
 		struct tc_job_outcome *o = &job->outcome;
 
 		if (!o->known) {
-			if (alive && !tc_mmu_ctx_banned(job->ctx)) {
+			if (how == TC_SETTLE_REQUEUE && !tc_mmu_ctx_banned(job->ctx)) {
 				atomic64_inc(&stats->reset_requeued);
 				continue;
 			}
-			tc_job_set_outcome(job, DRM_TILECOPY_STATUS_CANCELLED,
+			tc_job_set_outcome(job, how == TC_SETTLE_MAY_HAVE_RUN ?
+					   DRM_TILECOPY_STATUS_RESET :
+					   DRM_TILECOPY_STATUS_CANCELLED,
 					   DRM_TILECOPY_ERR_DESC_NONE, 0);
 		}
 		if (o->status == DRM_TILECOPY_STATUS_RESET)
@@ -164,7 +178,7 @@ static void tc_queue_settle(struct tc_queue *q, bool alive)
 		tc_job_finish(q, job, o->status, o->err_desc, o->err_addr,
 			      o->error);
 	}
-	if (alive)
+	if (how == TC_SETTLE_REQUEUE)
 		tc_queue_resubmit(q);
 }
 
@@ -209,7 +223,9 @@ static void tc_job_hung(struct tc_job *job)
  *
  * Runs on the reset workqueue. Jobs the engine completed complete, jobs it
  * started and did not complete fail with RESET (@guilty with TIMEOUT), jobs
- * it never started go to the rings again. If the engine does not stop or
+ * it never started go to the rings again. If the engine does not stop, the
+ * reset stops it (every job it had fails with RESET: its progress
+ * registers said nothing reliable). If the reset fails, or the firmware
  * does not come back, the device is wedged.
  *
  * Return: 0, -ENODEV (device gone: nothing done, @guilty not given back),
@@ -217,7 +233,8 @@ static void tc_job_hung(struct tc_job *job)
  */
 static int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
 {
-	bool stopped, cookie;
+	bool stopped, quiet, cookie;
+	enum tc_settle how;
 	unsigned int i;
 	int ret, idx;
 
@@ -227,7 +244,7 @@ static int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
 
-		drm_sched_stop(&q->sched, guilty && guilty->queue == q ?
+		drm_sched_stop(q->sched, guilty && guilty->queue == q ?
 			       &guilty->base : NULL);
 	}
 	/* From here on nothing may wait for memory: fences depend on us. */
@@ -235,8 +252,7 @@ static int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
 	tc_device_irq_enable(tdev, false);
 	atomic64_inc(&tdev->stats.resets);
 
-	ret = READ_ONCE(tdev->wedged) ? -EIO : tc_device_hw_stop(tdev);
-	stopped = !ret;
+	stopped = !READ_ONCE(tdev->wedged) && !tc_device_hw_stop(tdev);
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
 
@@ -246,8 +262,9 @@ static int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
 	}
 	if (guilty)
 		tc_job_hung(guilty);
-	if (!ret)
-		ret = tc_device_hw_reset(tdev);
+	/* Also when STOP timed out: the reset stops the engine too. */
+	ret = READ_ONCE(tdev->wedged) ? -EIO : tc_device_hw_reset(tdev);
+	quiet = !ret;
 	if (!ret)
 		ret = tc_device_fw_boot(tdev);
 	if (!ret)
@@ -255,16 +272,18 @@ static int tc_device_reset(struct tc_device *tdev, struct tc_job *guilty)
 	else if (!READ_ONCE(tdev->wedged))
 		tc_device_wedge(tdev);
 
+	how = !ret ? TC_SETTLE_REQUEUE :
+	      quiet ? TC_SETTLE_CANCEL : TC_SETTLE_MAY_HAVE_RUN;
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
 
 		mutex_lock(&q->lock);
-		tc_queue_settle(q, !ret);
+		tc_queue_settle(q, how);
 		mutex_unlock(&q->lock);
 	}
 	for (i = 0; i < tdev->num_queues; i++) {
 		tc_sched_restore_parents(&tdev->queues[i]);
-		drm_sched_start(&tdev->queues[i].sched);
+		drm_sched_start(tdev->queues[i].sched);
 	}
 	tc_device_irq_enable(tdev, true);
 	dma_fence_end_signalling(cookie);
@@ -282,8 +301,14 @@ static bool tc_job_is_hung(struct tc_job *job)
 {
 	struct tc_queue *q = job->queue;
 	u64 timeout = tc_job_timeout_ns(), started, done, ns;
+	struct dma_fence *hw_fence = READ_ONCE(job->hw_fence);
 
-	if (!timeout || dma_fence_is_signaled(job->hw_fence))
+	/*
+	 * No hardware fence: run_job() has not given the job to the engine
+	 * yet (the scheduler arms its timer first) or refused it (a banned
+	 * file, a wedged device): not on the engine, so not hung.
+	 */
+	if (!timeout || !hw_fence || dma_fence_is_signaled(hw_fence))
 		return false;
 	mutex_lock(&q->lock);
 	done = tc_q_readq(q, TC_Q_DONE_SEQNO_LO);
@@ -316,7 +341,9 @@ enum drm_gpu_sched_stat tc_sched_timedout_job(struct drm_sched_job *sched_job)
 		return DRM_GPU_SCHED_STAT_ENODEV;
 	}
 	if (READ_ONCE(tdev->wedged) || !tc_job_is_hung(job)) {
-		if (!dma_fence_is_signaled(job->hw_fence))
+		struct dma_fence *hw_fence = READ_ONCE(job->hw_fence);
+
+		if (hw_fence && !dma_fence_is_signaled(hw_fence))
 			atomic64_inc(&tdev->stats.tdr_skips);
 		tc_sched_give_back(job->queue, job);
 	} else if (tc_device_reset(tdev, job) == -ENODEV) {
@@ -350,7 +377,7 @@ static void tc_queue_recover(struct tc_queue *q)
 	}
 	tc_q_writel(q, TC_Q_CTRL, TC_Q_CTRL_RESET);
 	tc_queue_hw_setup(q);
-	tc_queue_settle(q, true);
+	tc_queue_settle(q, TC_SETTLE_REQUEUE);
 }
 
 static void tc_fault_work(struct work_struct *work)
@@ -437,11 +464,14 @@ void tc_device_reset_init(struct tc_device *tdev)
  * No reset runs any more: drm_dev_unplug() waited for those inside their
  * drm_dev_enter() section, later ones find the device gone. Jobs the
  * engine completed complete, started ones fail with RESET, the others are
- * cancelled. Jobs not yet on the engine fail when the scheduler runs them.
+ * cancelled if the engine stopped and reset, else they fail with RESET
+ * too (they may have run). Bus mastering is off before any fence signals
+ * (tc_device_fini()), and before devres frees the rings. Jobs not yet on
+ * the engine fail when the scheduler runs them.
  */
 void tc_device_cancel_all(struct tc_device *tdev)
 {
-	bool stopped, cookie;
+	bool stopped, quiet, cookie;
 	unsigned int i;
 
 	mutex_lock(&tdev->reset_lock);
@@ -455,12 +485,13 @@ void tc_device_cancel_all(struct tc_device *tdev)
 		tc_queue_sort(q, NULL, stopped);
 		mutex_unlock(&q->lock);
 	}
-	tc_device_fini(tdev);
+	/* a STOP that timed out left no job unknown (all RESET): see sort */
+	quiet = !tc_device_fini(tdev);
 	for (i = 0; i < tdev->num_queues; i++) {
 		struct tc_queue *q = &tdev->queues[i];
 
 		mutex_lock(&q->lock);
-		tc_queue_settle(q, false);
+		tc_queue_settle(q, quiet ? TC_SETTLE_CANCEL : TC_SETTLE_MAY_HAVE_RUN);
 		mutex_unlock(&q->lock);
 	}
 	tc_device_irq_enable(tdev, true);

@@ -145,6 +145,58 @@ static u64 tc_desc_elems(const struct drm_tilecopy_desc *d)
 	return elems;
 }
 
+/*
+ * The engine honours STOP between rows and tiles, not inside a row
+ * (docs/hardware.md): a row must end well within the time a reset waits
+ * for the engine to stop (TC_RESET_TIMEOUT_US), or one job wedges the
+ * device for everyone. A row is the run of dimension 0 after the engine
+ * drops extent-1 dimensions and merges those that continue it (stride
+ * times extent equal the next stride, on both sides): a stride-0 FILL of
+ * [2^20, 4096] is one row of 2^32 writes. A transposing COPY (stride 1 on
+ * each side, in different dimensions) goes through the tile buffer tile by
+ * tile and has no row of its own.
+ */
+static bool tc_desc_row_ok(const struct drm_tilecopy_desc *d)
+{
+	bool copy = d->op == DRM_TILECOPY_OP_COPY;
+	u64 e[DRM_TILECOPY_MAX_DIMS], ss[DRM_TILECOPY_MAX_DIMS];
+	u64 ds[DRM_TILECOPY_MAX_DIMS], bytes;
+	unsigned int k, n = 0, p = UINT_MAX, q = UINT_MAX;
+
+	for (k = 0; k < d->ndims; k++) {
+		u64 sk = copy ? d->src_stride[k] : 0;
+
+		if (d->extent[k] == 1)
+			continue;
+		/* wrapping products, as the engine computes them */
+		if (n && ds[n - 1] * e[n - 1] == d->dst_stride[k] &&
+		    ss[n - 1] * e[n - 1] == sk) {
+			if (check_mul_overflow(e[n - 1], (u64)d->extent[k], &e[n - 1]))
+				return false;
+			continue;
+		}
+		e[n] = d->extent[k];
+		ss[n] = sk;
+		ds[n] = d->dst_stride[k];
+		n++;
+	}
+	if (!n)
+		return true;
+	for (k = 0; k < n && copy; k++) {
+		if (ss[k] == 1 && e[k] > 1 && p == UINT_MAX)
+			p = k;
+		if (ds[k] == 1 && e[k] > 1 && q == UINT_MAX)
+			q = k;
+	}
+	if (p != UINT_MAX && q != UINT_MAX && p != q)
+		return true;
+	/* contiguous on each side: copied run by run, at memory speed */
+	if (ds[0] == 1 && (!copy || ss[0] == 1))
+		return !check_mul_overflow(e[0], (u64)d->elem_size, &bytes) &&
+		       bytes <= DRM_TILECOPY_MAX_ROW_BYTES;
+	return e[0] <= DRM_TILECOPY_MAX_ROW_ELEMS;
+}
+
 /* Check one descriptor; add what it writes to the job's totals. */
 static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 {
@@ -175,6 +227,11 @@ static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 	elems = tc_desc_elems(d);
 	if (elems > max || job->elems > max - elems) {
 		drm_dbg(dev, "desc %u: the job writes more than %llu elements\n", i, max);
+		return -E2BIG;
+	}
+	if (!tc_desc_row_ok(d)) {
+		drm_dbg(dev, "desc %u: a row longer than %llu elements (%llu contiguous bytes)\n",
+			i, DRM_TILECOPY_MAX_ROW_ELEMS, DRM_TILECOPY_MAX_ROW_BYTES);
 		return -E2BIG;
 	}
 	job->elems += elems;
@@ -316,6 +373,7 @@ static int tc_submit_charge(struct drm_device *dev, struct tc_job *job, u32 coun
 	}
 	job->descs.bytes = bytes;
 	job->charged = true;
+	job->counted = true;
 	return 0;
 }
 
@@ -459,10 +517,14 @@ static void tc_submit_push(struct tc_file *tfile, struct tc_job *job, u32 id,
 	drm_sched_job_arm(&job->base);
 	finished = &job->base.s_fence->finished;
 	tc_resv_publish(resv, finished);
-	job->result->done = dma_fence_get(finished);
+	job->result->done = dma_fence_get(finished);	/* not yet visible */
 	kref_get(&job->result->ref);
-	/* Replaces the entry reserved by xa_alloc: no allocation, no error. */
-	WARN_ON(xa_err(xa_store(&tfile->jobs, id, job->result, GFP_KERNEL)));
+	/*
+	 * Replaces the entry xa_alloc_cyclic() reserved (NULL): storing into
+	 * a reserved entry never allocates, so it cannot fail, and nothing
+	 * may fail here anyway: the job is armed.
+	 */
+	xa_store(&tfile->jobs, id, job->result, GFP_NOWAIT);
 	if (out)
 		drm_syncobj_replace_fence(out, finished);
 	drm_sched_entity_push_job(&job->base);
@@ -516,6 +578,7 @@ int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file)
 	}
 	/* tc_job_free() puts the result: its reference must exist first. */
 	kref_init(&job->result->ref);
+	spin_lock_init(&job->result->lock);
 	job->result->status = DRM_TILECOPY_STATUS_CANCELLED;
 	job->result->err_desc = DRM_TILECOPY_ERR_DESC_NONE;
 	job->fence = kzalloc(sizeof(*job->fence), GFP_KERNEL_ACCOUNT);

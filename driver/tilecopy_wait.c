@@ -26,6 +26,38 @@ static void tc_job_result_release(struct kref *ref)
 }
 
 /**
+ * tc_job_result_finished() - the job is freed: keep only its status
+ * @res: status of a job whose scheduler fence has signalled (or that was
+ *	never pushed), put here
+ *
+ * A status nobody reaped then holds no fence (nor the fence's memory,
+ * which is not charged to the submitter), only itself.
+ */
+void tc_job_result_finished(struct tc_job_result *res)
+{
+	struct dma_fence *done;
+
+	spin_lock(&res->lock);
+	done = res->done;
+	res->done = NULL;
+	spin_unlock(&res->lock);
+	if (done)
+		dma_fence_put(done);
+	tc_job_result_put(res);
+}
+
+/* A reference to the job's fence, or NULL once the job is freed. */
+static struct dma_fence *tc_job_result_fence(struct tc_job_result *res)
+{
+	struct dma_fence *done;
+
+	spin_lock(&res->lock);
+	done = res->done ? dma_fence_get(res->done) : NULL;
+	spin_unlock(&res->lock);
+	return done;
+}
+
+/**
  * tc_job_result_put() - drop a reference to a job's status
  * @res: status
  */
@@ -50,13 +82,17 @@ static struct tc_job_result *tc_job_result_lookup(struct tc_file *tfile, u64 id)
 	return res;
 }
 
-static long tc_wait_jiffies(s64 deadline_ns)
+/*
+ * Jiffies until @deadline_ns (absolute CLOCK_MONOTONIC, signed: a
+ * deadline in the past, negative ones too, is 0: one check, no wait).
+ */
+static long tc_wait_jiffies(s64 deadline_ns, s64 now)
 {
-	s64 left = deadline_ns - ktime_get_ns();
-
-	if (left <= 0)
+	if (deadline_ns <= now)
 		return 0;
-	return min_t(u64, nsecs_to_jiffies64(left) + 1, MAX_SCHEDULE_TIMEOUT);
+	/* no overflow: both are signed 64-bit and now >= 0 */
+	return min_t(u64, nsecs_to_jiffies64(deadline_ns - now) + 1,
+		     MAX_SCHEDULE_TIMEOUT);
 }
 
 /**
@@ -73,7 +109,8 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 	struct drm_tilecopy_wait *args = data;
 	struct tc_file *tfile = to_tc_file(file);
 	struct tc_job_result *res;
-	long ret;
+	struct dma_fence *done;
+	long ret = 1;
 
 	if (args->flags || args->pad) {
 		drm_dbg(dev, "WAIT flags 0x%x and pad must be zero\n", args->flags);
@@ -89,12 +126,17 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 	 * Jiffies can lag the clock (a starved, emulated CPU) and a wait may
 	 * end before the deadline: only the deadline itself means -ETIMEDOUT.
 	 */
-	do {
-		ret = dma_fence_wait_timeout(res->done, true,
-					     tc_wait_jiffies(args->timeout_ns));
-	} while (ret == 0 && !dma_fence_is_signaled(res->done) &&
-		 ktime_get_ns() < args->timeout_ns);
-	if (ret == 0 && !dma_fence_is_signaled(res->done)) {
+	done = tc_job_result_fence(res);	/* NULL: finished and freed */
+	while (done) {
+		s64 now = ktime_get_ns();
+
+		ret = dma_fence_wait_timeout(done, true,
+					     tc_wait_jiffies(args->timeout_ns, now));
+		if (ret || dma_fence_is_signaled(done) ||
+		    (s64)ktime_get_ns() >= args->timeout_ns)
+			break;
+	}
+	if (done && ret == 0 && !dma_fence_is_signaled(done)) {
 		args->status = DRM_TILECOPY_STATUS_PENDING;
 		args->err_desc = DRM_TILECOPY_ERR_DESC_NONE;
 		args->err_addr = 0;
@@ -113,6 +155,8 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 		xa_unlock(&tfile->jobs);
 		ret = 0;
 	}
+	if (done)
+		dma_fence_put(done);
 	tc_job_result_put(res);
 	return ret;
 }
@@ -120,13 +164,10 @@ int tc_ioctl_wait(struct drm_device *dev, void *data, struct drm_file *file)
 /**
  * tc_file_jobs_init() - set up a file's job table
  * @tfile: file
- *
- * Return: 0.
  */
-int tc_file_jobs_init(struct tc_file *tfile)
+void tc_file_jobs_init(struct tc_file *tfile)
 {
 	xa_init_flags(&tfile->jobs, XA_FLAGS_ALLOC1);
-	return 0;
 }
 
 /**

@@ -335,7 +335,12 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_strides(const tilecopy_tensor_t *
 		return TILECOPY_ERR_BUFFER_TOO_SMALL;
 	l = &t->layout;
 	for (int m = 0; m < l->rank; m++) {
-		int64_t s = 0, below = 1;
+		/*
+		 * An extent-1 dim never moves: its innermost leaf's stride, as
+		 * numpy and PyTorch give a contiguous tensor's size-1 dims
+		 * (NHWC 1x9x5x4: 180,1,36,9), rather than 0, a broadcast.
+		 */
+		int64_t s = l->stride[l->mode[m]], below = 1;
 		int n = 0;
 
 		/* one leaf that the extent reaches beyond 1; others do not move */

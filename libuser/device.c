@@ -305,6 +305,10 @@ static tilecopy_status_t tc_info_copy(struct tilecopy_device_info *info,
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "info: struct_size %u, at least %zu (set it to sizeof)",
 			       n, sizeof(*info));
+	if (n > TC_STRUCT_SIZE_MAX)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "info: struct_size %u, more than %u: not set? (set it to sizeof)",
+			       n, TC_STRUCT_SIZE_MAX);
 	memcpy(info, from, sizeof(*info));
 	memset((char *)info + sizeof(*info), 0, n - sizeof(*info));
 	info->struct_size = (uint32_t)sizeof(*info);
@@ -342,8 +346,8 @@ TILECOPY_API tilecopy_status_t tilecopy_device_info_get(int index,
 	if (index < 0)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %d is negative", index);
 	snprintf(spec, sizeof(spec), "%d", index);
-	if (info->struct_size < sizeof(*info))
-		return tc_info_copy(info, NULL);
+	if (info->struct_size < sizeof(*info) || info->struct_size > TC_STRUCT_SIZE_MAX)
+		return tc_info_copy(info, NULL);	/* refuses it before any device is opened */
 	st = tilecopy_device_open(&dev, spec);
 	if (st)
 		return st;

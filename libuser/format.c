@@ -30,7 +30,14 @@ static tilecopy_status_t tc_make_strided(tilecopy_tensor_t *t, const char *list,
 {
 	int64_t st[TILECOPY_MAX_RANK];
 	const char *p = list;
+	size_t bad = strspn(list, "0123456789,");
 	int n = 0;
+
+	/* digits and commas only: strtoll alone would take " 4" and "+4" */
+	if (list[bad])
+		return tc_fail(TILECOPY_ERR_PARSE,
+			       "format: strided: unexpected '%c' in '%.64s' (strides are digits separated by commas)",
+			       list[bad], list);
 
 	while (*p) {
 		char *end;
@@ -48,7 +55,7 @@ static tilecopy_status_t tc_make_strided(tilecopy_tensor_t *t, const char *list,
 				       TILECOPY_MAX_RANK);
 		st[n++] = v;
 		p = end;
-		if (*p == ',')
+		if (*p == ',' && p[1])	/* "4,1," ends with a comma: refused below */
 			p++;
 		else if (*p)
 			return tc_fail(TILECOPY_ERR_PARSE,

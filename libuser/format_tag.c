@@ -152,7 +152,7 @@ static tilecopy_status_t tc_tag_number(const char *name, const char **p,
 	if (x < 1 || x > TC_BLOCK_MAX)
 		return tc_fail(TILECOPY_ERR_BLOCK,
 			       "format: %.64s: block %.*s is not in 1..%d", name,
-			       s - start > 16 ? 16 : (int)(s - start), start,
+			       s - start > 64 ? 64 : (int)(s - start), start,
 			       TC_BLOCK_MAX);
 	*v = x;
 	return TILECOPY_SUCCESS;
@@ -312,6 +312,9 @@ static tilecopy_status_t tc_tag_parse(struct tc_tag *tag, const char *name,
 	tilecopy_status_t st;
 
 	st = tc_tag_scan(name, s, &t);
+	/* "bogus0": letters that are no dims are the error, not the block */
+	if (st == TILECOPY_ERR_BLOCK && !tc_tag_names(&t, abc))
+		return tc_tag_unknown_dims(name, &t);
 	if (st)
 		return st;
 	/* NCHW, NHWC: an all-upper-case name without blocks is plain. */

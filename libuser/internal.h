@@ -8,6 +8,14 @@
 #include <stdint.h>
 #include "tilecopy/tilecopy.h"
 
+/*
+ * The largest struct_size an extensible struct (tilecopy_desc,
+ * tilecopy_device_info) may claim: far above any version's, and small
+ * enough that an unset struct_size is refused, not zeroed over the
+ * caller's stack.
+ */
+#define TC_STRUCT_SIZE_MAX 4096u
+
 #define TC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*

@@ -69,8 +69,11 @@ static int64_t tc_search_f(struct tc_search *s, int64_t i)
 		}
 		r /= b->shape[k];
 	}
-	if (tc_eval_ext(s->a, x, &s->f[i]))
+	if (tc_eval_ext(s->a, x, &s->f[i])) {
+		/* a value all the same: the callers compare before they look at overflow */
 		s->overflow = 1;
+		s->f[i] = 0;
+	}
 	return s->f[i];
 }
 

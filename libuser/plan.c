@@ -727,6 +727,10 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_desc(const tilecopy_plan_t *plan, s
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "desc: struct_size %u, at least %zu (set it to sizeof)",
 			       n, sizeof(*desc));
+	if (n > TC_STRUCT_SIZE_MAX)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "desc: struct_size %u, more than %u: not set? (set it to sizeof)",
+			       n, TC_STRUCT_SIZE_MAX);
 	d = &plan->descs[index];
 	memset(desc, 0, n);
 	desc->struct_size = (uint32_t)sizeof(*desc);

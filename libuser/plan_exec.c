@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "plan_internal.h"
 #include "cpu/cpu_exec.h"
+#include "cpu/pool.h"
 
 static const char *tc_op_name(unsigned int op)
 {
@@ -90,20 +91,26 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_desc_format(const tilecopy_plan_t *
 static tilecopy_status_t tc_backend(const char *cpu,
 				    const struct tc_cpu_backend **be)
 {
+	const char *field = "cpu";
 	int err = 0;
 
+	if (tc_pool_env_error())
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s", tc_pool_env_error());
 	*be = tc_cpu_backend_get(cpu, &err);
 	if (*be)
 		return TILECOPY_SUCCESS;
-	if (!cpu)
+	/* no name given: the environment chose it, so name the variable */
+	if (!cpu) {
 		cpu = getenv("TILECOPY_CPU");
+		field = "$TILECOPY_CPU";
+	}
 	if (err == -ENODEV)
 		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
-			       "cpu: executor '%s' is not available on this CPU",
-			       cpu ? cpu : "?");
+			       "%s: executor '%s' is not available on this CPU",
+			       field, cpu ? cpu : "?");
 	return tc_fail(TILECOPY_ERR_INVALID_ARG,
-		       "cpu: unknown executor '%s' (scalar, sse2, avx2, avx512, neon)",
-		       cpu ? cpu : "?");
+		       "%s: unknown executor '%s' (scalar, sse2, avx2, avx512, neon)",
+		       field, cpu ? cpu : "?");
 }
 
 TILECOPY_API tilecopy_status_t tilecopy_cpu_name(const char *cpu, const char **name)

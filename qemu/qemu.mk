@@ -4,7 +4,7 @@
 #
 #   make qemu-build     build or reuse the cached QEMU; link it at $(QEMU_SYSTEM)
 #   make check-device   device tests (qtest protocol, tests/device/)
-#   make bench-device   64 MB NCHW->NHWC on the engine vs host memcpy
+#   make bench-device   ~64 MB transposes on the engine vs host memcpy
 #
 # The cache: ${TILECOPY_CACHE:-$HOME/.cache/tilecopy}/qemu; a rebuild happens
 # only when qemu/, the hardware headers or the script change.

@@ -40,12 +40,10 @@
 #include "qom/object.h"
 #include "trace.h"
 #include <zlib.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "tilecopy-include/tilecopy_hw.h"
 #include "tilecopy-include/tilecopy_accel.h"
+#include "tilecopy-transpose.h"
 
 #define TYPE_TILECOPY "tilecopy"
 OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
@@ -61,6 +59,15 @@ OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
 #define TC_TLB_HINTS            1024
 #define TC_PTE_CHUNK            32      /* PTEs read per bus read in a walk */
 #define TC_TILE_ROWS_MAX        1024    /* source rows of a tile */
+#define TC_SHORT_ROW            512     /* bytes: rows copied in batches */
+/*
+ * The engine looks at STOP and resets before each descriptor, each tile
+ * and each row, and within a row at least every TC_POLL_ELEMS elements
+ * and every TC_POLL_BYTES bytes: a stop lands within that much work
+ * whatever the descriptor's shape (docs/hardware.md, 7.1).
+ */
+#define TC_POLL_ELEMS           (64 * KiB)
+#define TC_POLL_BYTES           (1 * MiB)
 
 #define TC_DESC_SIZE            sizeof(struct drm_tilecopy_desc)
 #define TC_RING_ENTRY_SIZE      sizeof(struct tc_ring_entry)
@@ -123,6 +130,11 @@ typedef struct TilecopyJob {
     bool win_writable;
     int last[2];            /* last entry hit: [0] reads, [1] writes */
     unsigned tlb_gen;
+    /*
+     * TLB fills, plus TC_TLB_ENTRIES per flush: host pointers taken from
+     * the TLB stay valid while fewer than TC_TLB_ENTRIES fills follow.
+     */
+    uint64_t fills;
     uint64_t moved;         /* bytes written by the job */
     uint64_t elems;         /* elements of the descriptors so far */
     /* outcome */
@@ -186,6 +198,7 @@ struct TilecopyState {
     uint8_t *boot_mem;
     uint8_t *tilebuf;
     const uint8_t **tile_rows;      /* worker: source rows of a tile */
+    uint8_t **tile_drows;           /* worker: destination rows of a tile */
     TilecopyQueue q[TC_MAX_QUEUES];
     TilecopyJob job;
 };
@@ -302,6 +315,7 @@ static void tilecopy_tlb_flush(TilecopyState *s, TilecopyJob *j)
         }
     }
     j->last[0] = j->last[1] = -1;
+    j->fills += TC_TLB_ENTRIES;
     j->wc_tag = ~0ull;
     j->pc_count = 0;
     if (j->win_mr) {
@@ -450,6 +464,7 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
 
     e = &j->tlb[j->tlb_victim];
     j->tlb_victim = (j->tlb_victim + 1) % TC_TLB_ENTRIES;
+    j->fills++;
     if (e->len) {
         bool w = e->written;
         address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
@@ -522,40 +537,6 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
 }
 
 /* ---- helpers: data movement --------------------------------------------- */
-
-/*
- * Copy a finished tile out to memory. Large blocks bypass the host caches
- * (streaming stores) as a DMA engine's writes would: no read of the
- * destination lines, no eviction of the tile buffer.
- */
-static void tilecopy_store(uint8_t *dst, const uint8_t *src, size_t n)
-{
-#ifdef __SSE2__
-    if (n >= 2 * KiB) {
-        size_t head = (16 - ((uintptr_t)dst & 15)) & 15, i;
-
-        memcpy(dst, src, head);
-        dst += head;
-        src += head;
-        n -= head;
-        for (i = 0; i + 64 <= n; i += 64) {
-            __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
-            __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
-            __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
-            __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
-
-            _mm_stream_si128((__m128i *)(dst + i), a);
-            _mm_stream_si128((__m128i *)(dst + i + 16), b);
-            _mm_stream_si128((__m128i *)(dst + i + 32), c);
-            _mm_stream_si128((__m128i *)(dst + i + 48), d);
-        }
-        _mm_sfence();
-        memcpy(dst + i, src + i, n - i);
-        return;
-    }
-#endif
-    memcpy(dst, src, n);
-}
 
 static bool tilecopy_cancelled(TilecopyState *s, TilecopyJob *j)
 {
@@ -631,10 +612,15 @@ static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
     return true;
 }
 
-/* Contiguous run, memory to memory (both sides through the MMU). */
+/*
+ * Contiguous run, memory to memory (both sides through the MMU); a long
+ * one looks at STOP every TC_POLL_BYTES.
+ */
 static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
                              uint64_t src, uint64_t len)
 {
+    uint64_t polled = 0;
+
     while (len) {
         uint64_t sa, da, n, w;
         uint8_t *sp = tilecopy_translate(s, j, src, false, &sa);
@@ -647,7 +633,7 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
         if (!dp) {
             return false;
         }
-        n = MIN(MIN(sa, da), len);
+        n = MIN(MIN(MIN(sa, da), len), TC_POLL_BYTES - polled);
         w = tilecopy_write_budget(j, dst, n);
         memmove(dp, sp, w);
         if (w < n) {
@@ -656,177 +642,15 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
         src += n;
         dst += n;
         len -= n;
+        polled += n;
+        if (polled == TC_POLL_BYTES) {
+            if (len && tilecopy_cancelled(s, j)) {
+                return false;
+            }
+            polled = 0;
+        }
     }
     return true;
-}
-
-/* ---- helpers: the tile buffer ------------------------------------------- */
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define TILECOPY_HAVE_AVX2 1
-/*
- * 8x8 blocks of 32-bit elements with AVX2 (half the instructions of the
- * SSE2 4x4 blocks); used when the host has AVX2. Returns the rows done.
- */
-__attribute__((target("avx2")))
-static size_t tilecopy_transpose32_avx2(uint32_t *out,
-                                        const uint8_t *const *row,
-                                        size_t rows, size_t cols,
-                                        size_t ostride)
-{
-    size_t r, c, k;
-
-    for (r = 0; r + 8 <= rows; r += 8) {
-        const uint32_t *in[8];
-
-        for (k = 0; k < 8; k++) {
-            in[k] = (const uint32_t *)row[r + k];
-        }
-        for (c = 0; c + 8 <= cols; c += 8) {
-            __m256i a0 = _mm256_loadu_si256((const __m256i *)(in[0] + c));
-            __m256i a1 = _mm256_loadu_si256((const __m256i *)(in[1] + c));
-            __m256i a2 = _mm256_loadu_si256((const __m256i *)(in[2] + c));
-            __m256i a3 = _mm256_loadu_si256((const __m256i *)(in[3] + c));
-            __m256i a4 = _mm256_loadu_si256((const __m256i *)(in[4] + c));
-            __m256i a5 = _mm256_loadu_si256((const __m256i *)(in[5] + c));
-            __m256i a6 = _mm256_loadu_si256((const __m256i *)(in[6] + c));
-            __m256i a7 = _mm256_loadu_si256((const __m256i *)(in[7] + c));
-            __m256i b0 = _mm256_unpacklo_epi32(a0, a1);
-            __m256i b1 = _mm256_unpackhi_epi32(a0, a1);
-            __m256i b2 = _mm256_unpacklo_epi32(a2, a3);
-            __m256i b3 = _mm256_unpackhi_epi32(a2, a3);
-            __m256i b4 = _mm256_unpacklo_epi32(a4, a5);
-            __m256i b5 = _mm256_unpackhi_epi32(a4, a5);
-            __m256i b6 = _mm256_unpacklo_epi32(a6, a7);
-            __m256i b7 = _mm256_unpackhi_epi32(a6, a7);
-            __m256i c0 = _mm256_unpacklo_epi64(b0, b2);
-            __m256i c1 = _mm256_unpackhi_epi64(b0, b2);
-            __m256i c2 = _mm256_unpacklo_epi64(b1, b3);
-            __m256i c3 = _mm256_unpackhi_epi64(b1, b3);
-            __m256i c4 = _mm256_unpacklo_epi64(b4, b6);
-            __m256i c5 = _mm256_unpackhi_epi64(b4, b6);
-            __m256i c6 = _mm256_unpacklo_epi64(b5, b7);
-            __m256i c7 = _mm256_unpackhi_epi64(b5, b7);
-            uint32_t *o = out + c * ostride + r;
-
-            _mm256_storeu_si256((__m256i *)(o + 0 * ostride),
-                                _mm256_permute2x128_si256(c0, c4, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 1 * ostride),
-                                _mm256_permute2x128_si256(c1, c5, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 2 * ostride),
-                                _mm256_permute2x128_si256(c2, c6, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 3 * ostride),
-                                _mm256_permute2x128_si256(c3, c7, 0x20));
-            _mm256_storeu_si256((__m256i *)(o + 4 * ostride),
-                                _mm256_permute2x128_si256(c0, c4, 0x31));
-            _mm256_storeu_si256((__m256i *)(o + 5 * ostride),
-                                _mm256_permute2x128_si256(c1, c5, 0x31));
-            _mm256_storeu_si256((__m256i *)(o + 6 * ostride),
-                                _mm256_permute2x128_si256(c2, c6, 0x31));
-            _mm256_storeu_si256((__m256i *)(o + 7 * ostride),
-                                _mm256_permute2x128_si256(c3, c7, 0x31));
-        }
-        for (; c < cols; c++) {
-            for (k = 0; k < 8; k++) {
-                out[c * ostride + r + k] = in[k][c];
-            }
-        }
-    }
-    return r;
-}
-#endif
-
-/*
- * out[c][r] = row[r][c]: @rows source rows of @cols elements of @es bytes
- * (each row contiguous, rows anywhere) into a matrix whose rows are
- * @ostride elements apart.
- */
-static void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
-                               size_t rows, size_t cols, size_t ostride,
-                               unsigned es)
-{
-    size_t r = 0, c, r0;
-
-#ifdef TILECOPY_HAVE_AVX2
-    static int avx2 = -1;
-
-    if (avx2 < 0) {
-        avx2 = __builtin_cpu_supports("avx2");
-    }
-    if (es == 4 && avx2) {
-        r = tilecopy_transpose32_avx2((uint32_t *)out, row, rows, cols,
-                                       ostride);
-    }
-#endif
-#ifdef __SSE2__
-    if (es == 4) {
-        uint32_t *o32 = (uint32_t *)out;
-
-        for (; r + 4 <= rows; r += 4) {
-            const uint32_t *i0 = (const uint32_t *)row[r];
-            const uint32_t *i1 = (const uint32_t *)row[r + 1];
-            const uint32_t *i2 = (const uint32_t *)row[r + 2];
-            const uint32_t *i3 = (const uint32_t *)row[r + 3];
-
-            for (c = 0; c + 4 <= cols; c += 4) {
-                __m128i a, b, d, e, t0, t1, t2, t3;
-
-                a = _mm_loadu_si128((const __m128i *)(i0 + c));
-                b = _mm_loadu_si128((const __m128i *)(i1 + c));
-                d = _mm_loadu_si128((const __m128i *)(i2 + c));
-                e = _mm_loadu_si128((const __m128i *)(i3 + c));
-                t0 = _mm_unpacklo_epi32(a, b);
-                t1 = _mm_unpacklo_epi32(d, e);
-                t2 = _mm_unpackhi_epi32(a, b);
-                t3 = _mm_unpackhi_epi32(d, e);
-
-                _mm_storeu_si128((__m128i *)(o32 + (c + 0) * ostride + r),
-                                 _mm_unpacklo_epi64(t0, t1));
-                _mm_storeu_si128((__m128i *)(o32 + (c + 1) * ostride + r),
-                                 _mm_unpackhi_epi64(t0, t1));
-                _mm_storeu_si128((__m128i *)(o32 + (c + 2) * ostride + r),
-                                 _mm_unpacklo_epi64(t2, t3));
-                _mm_storeu_si128((__m128i *)(o32 + (c + 3) * ostride + r),
-                                 _mm_unpackhi_epi64(t2, t3));
-            }
-            for (; c < cols; c++) {
-                for (r0 = r; r0 < r + 4; r0++) {
-                    o32[c * ostride + r0] = ((const uint32_t *)row[r0])[c];
-                }
-            }
-        }
-    }
-#endif
-    /* The rest (and every other size): blocks of 8 rows for locality. */
-    for (; r < rows; r += 8) {
-        size_t rn = MIN(rows, r + 8);
-
-#define TILECOPY_T(type)                                                \
-        do {                                                            \
-            type *ot = (type *)out;                                     \
-            for (c = 0; c < cols; c++) {                                \
-                for (r0 = r; r0 < rn; r0++) {                           \
-                    ot[c * ostride + r0] = ((const type *)row[r0])[c];  \
-                }                                                       \
-            }                                                           \
-        } while (0)
-        switch (es) {
-        case 1:
-            TILECOPY_T(uint8_t);
-            break;
-        case 2:
-            TILECOPY_T(uint16_t);
-            break;
-        case 4:
-            TILECOPY_T(uint32_t);
-            break;
-        default:
-            TILECOPY_T(uint64_t);
-            break;
-        }
-#undef TILECOPY_T
-    }
 }
 
 /* ---- descriptors -------------------------------------------------------- */
@@ -996,10 +820,193 @@ static bool tilecopy_next(const TilecopyShape *sh, uint32_t mask,
 }
 
 /*
+ * Host pointers of @count source rows of @len bytes, @stride bytes apart
+ * from @va: one translation per run of pages, not one per row. A row split
+ * between two runs is copied into @spill (slot i at @spill + i * @len).
+ * False on a fault, recorded at the first byte of the row (or of its part)
+ * that faulted, as a row-by-row read would.
+ */
+static bool tilecopy_gather(TilecopyState *s, TilecopyJob *j, uint64_t va,
+                            uint64_t stride, uint64_t len, uint64_t count,
+                            const uint8_t **rows, uint8_t *spill)
+{
+    uint64_t base = 0, avail = 0, i;
+    const uint8_t *hp = NULL;
+
+    for (i = 0; i < count; i++, va += stride) {
+        if (!hp || va - base > avail || len > avail - (va - base)) {
+            hp = tilecopy_translate(s, j, va, false, &avail);
+            if (!hp) {
+                return false;
+            }
+            base = va;
+            if (avail < len) {
+                if (!tilecopy_read_va(s, j, va, spill + i * len, len)) {
+                    return false;
+                }
+                rows[i] = spill + i * len;
+                hp = NULL;
+                continue;
+            }
+        }
+        rows[i] = hp + (va - base);
+    }
+    return true;
+}
+
+/*
+ * Host pointers of up to @count rows (as tilecopy_gather()), each mapped
+ * in one piece, writable if @is_write. Stops at the first row that is not,
+ * without recording a fault: the row-by-row path that takes over from
+ * there meets it in the same order. Returns the rows found.
+ */
+static uint64_t tilecopy_probe_rows(TilecopyState *s, TilecopyJob *j,
+                                    uint64_t va, uint64_t stride, uint64_t len,
+                                    uint64_t count, bool is_write,
+                                    uint8_t **ptrs)
+{
+    uint64_t base = 0, avail = 0, i;
+    uint8_t *hp = NULL;
+
+    for (i = 0; i < count; i++, va += stride) {
+        if (!hp || va - base > avail || len > avail - (va - base)) {
+            hp = tilecopy_translate(s, j, va, is_write, &avail);
+            if (!hp || avail < len) {
+                /* not a fault yet: nothing was written */
+                j->status = DRM_TILECOPY_STATUS_OK;
+                j->err_addr = 0;
+                return i;
+            }
+            base = va;
+        }
+        ptrs[i] = hp + (va - base);
+    }
+    return count;
+}
+
+/*
+ * A gathered tile of @m source rows by @n columns written straight to its
+ * destination rows (@dstride bytes apart from @dst), 1024 rows at a time.
+ * Returns the columns (destination rows) done; the caller does the rest
+ * through the tile buffer. @rows advance past the columns done.
+ */
+static uint64_t tilecopy_tile_direct(TilecopyState *s, TilecopyJob *j,
+                                     const uint8_t **rows, uint64_t m,
+                                     uint64_t n, unsigned es, uint64_t dst,
+                                     uint64_t dstride, uint64_t fills0)
+{
+    uint64_t done = 0, chunk, got, i;
+
+    while (done < n) {
+        chunk = MIN(n - done, TC_TILE_ROWS_MAX);
+        got = tilecopy_probe_rows(s, j, dst + done * dstride, dstride,
+                                  m * es, chunk, true, s->tile_drows);
+        /* Pointers of the source rows must still be in the TLB. */
+        if (got < chunk || j->fills - fills0 > TC_TLB_ENTRIES ||
+            !tilecopy_transpose_direct(s->tile_drows, rows, m, chunk, es)) {
+            break;
+        }
+        j->moved += chunk * m * es;
+        for (i = 0; i < m; i++) {
+            rows[i] += chunk * es;
+        }
+        done += chunk;
+    }
+    return done;
+}
+
+/*
+ * A tile of few rows whose destination rows are one run, or of few
+ * columns whose source rows are: interleaved or de-interleaved in one go
+ * when both sides are mapped (else false: the caller takes it row by row).
+ */
+static bool tilecopy_tile_few(TilecopyState *s, TilecopyJob *j,
+                              const TilecopyShape *sh, unsigned p, unsigned q,
+                              uint64_t src, uint64_t dst, uint64_t m,
+                              uint64_t n, unsigned es)
+{
+    uint8_t *sp[TILECOPY_FEW_MAX], *dp[TILECOPY_FEW_MAX];
+    uint64_t fills0 = j->fills;
+    bool ok;
+
+    if (m <= TILECOPY_FEW_MAX && sh->ds[p] == m) {
+        ok = tilecopy_probe_rows(s, j, src, sh->ss[q] * es, n * es, m, false,
+                                 sp) == m &&
+             tilecopy_probe_rows(s, j, dst, 0, m * n * es, 1, true, dp) &&
+             j->fills - fills0 <= TC_TLB_ENTRIES &&
+             tilecopy_interleave(dp[0], (const uint8_t *const *)sp, m, n, es);
+    } else if (n <= TILECOPY_FEW_MAX && sh->ss[q] == n) {
+        ok = tilecopy_probe_rows(s, j, src, 0, m * n * es, 1, false, sp) &&
+             tilecopy_probe_rows(s, j, dst, sh->ds[p] * es, m * es, n, true,
+                                 dp) == n &&
+             j->fills - fills0 <= TC_TLB_ENTRIES &&
+             tilecopy_deinterleave(dp, sp[0], m, n, es);
+    } else {
+        return false;
+    }
+    if (ok) {
+        j->moved += m * n * es;
+        trace_tilecopy_tile(es, m, n, n);
+    }
+    return ok;
+}
+
+/*
+ * One tile of @m source rows (at most TC_TILE_ROWS_MAX) by @n columns:
+ * gathered, then written straight to the destination rows where they are
+ * all mapped, else transposed in the buffer (rows @ostride elements apart)
+ * and written row after row, where a fault, if any, stops it.
+ */
+static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
+                          const TilecopyShape *sh, unsigned p, unsigned q,
+                          uint64_t src, uint64_t dst, uint64_t m, uint64_t n,
+                          unsigned es, uint64_t ostride, bool direct)
+{
+    uint8_t *in = s->tilebuf, *out = s->tilebuf + s->tilebuf_size / 2;
+    const uint8_t **rows = s->tile_rows;
+    uint64_t fills0 = j->fills, c0 = 0, i;
+
+    /*
+     * Gather: rows are read where they lie (a row split between two
+     * mappings is first copied into the buffer).
+     */
+    if (!tilecopy_gather(s, j, src, sh->ss[q] * es, n * es, m, rows, in)) {
+        return false;
+    }
+    if (direct) {
+        c0 = tilecopy_tile_direct(s, j, rows, m, n, es, dst, sh->ds[p] * es,
+                                  fills0);
+        if (c0 < n && j->fills - fills0 > TC_TLB_ENTRIES &&
+            !tilecopy_gather(s, j, src + c0 * es, sh->ss[q] * es,
+                             (n - c0) * es, m, rows, in)) {
+            /* the source rows left the TLB meanwhile: gathered again */
+            return false;
+        }
+    }
+    trace_tilecopy_tile(es, m, n, c0);
+    if (c0 == n) {
+        return true;
+    }
+    tilecopy_transpose(out, rows, m, n - c0, ostride, es);
+    dst += c0 * sh->ds[p] * es;
+    if (sh->ds[p] == m && ostride == m) {
+        /* rows adjacent in the destination: one run */
+        return tilecopy_write_va(s, j, dst, out, m * (n - c0) * es);
+    }
+    for (i = 0; i < n - c0; i++) {
+        if (!tilecopy_write_va(s, j, dst + i * sh->ds[p] * es,
+                               out + i * ostride * es, m * es)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/*
  * Transposing copy through the tile buffer: dimension p is contiguous in
  * the source, dimension q in the destination. A tile of bq rows of bp
- * elements is gathered with contiguous row reads, transposed in the buffer
- * and written as bp contiguous rows of bq elements.
+ * elements is gathered with contiguous row reads, transposed and written
+ * as bp contiguous rows of bq elements.
  */
 static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                                 const struct drm_tilecopy_desc *d,
@@ -1008,18 +1015,30 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
 {
     unsigned es = d->elem_size;
     uint64_t cap = s->tilebuf_size / 2 / es;
-    uint64_t bq, bp, p0, q0, i, n, m, ostride;
+    uint64_t bq, bp, p0, q0, r0, n, m, ostride;
     uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
     uint64_t soff = 0, doff = 0;
     uint32_t outer = ((1u << sh->nd) - 1) & ~(1u << p) & ~(1u << q);
-    uint8_t *in = s->tilebuf, *out = s->tilebuf + s->tilebuf_size / 2;
-    const uint8_t **rows = s->tile_rows;
     /*
      * Rows a page or more apart each hold a TLB entry while the tiles of a
      * band are done: at most 64 of them (the TLB has 128), on either side.
      */
     bool src_far = sh->ss[q] * es >= TC_PAGE_SIZE;
     bool dst_far = sh->ds[p] * es >= TC_PAGE_SIZE;
+    /*
+     * Straight to the destination only where its rows do not overlap
+     * (else the order of the writes would show) and no DMA error is to
+     * be injected at an exact byte.
+     */
+    bool direct = !j->inject && tilecopy_direct_min_cols(es) &&
+                  sh->ds[p] >= sh->e[q];
+    /*
+     * Few columns of source rows that are one run (NHWC with C = 3 into
+     * planes) are read as one block: tiles as tall as the buffer allows.
+     */
+    bool few_cols = direct && sh->e[p] <= TILECOPY_FEW_MAX &&
+                    sh->ss[q] == sh->e[p];
+    bool far_both;
 
     if (sh->e[p] >= sh->e[q]) {
         /* wide tiles: long source rows */
@@ -1036,56 +1055,191 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
             bq = MIN(bq, 64);
         }
     }
-    bq = MAX(1, MIN(bq, TC_TILE_ROWS_MAX));
+    /*
+     * Both sides a page or more apart (a large 2-D transpose): tiles of one
+     * direct block's source rows (one 64-byte line of each destination
+     * row) by up to 512 destination rows, so that the source rows are read
+     * in long runs. Rows far apart share TLB runs only where the mapping
+     * is contiguous: fewer destination rows while a tile's lookups
+     * overflow the TLB (below).
+     */
+    far_both = direct && src_far && dst_far && !few_cols;
+    if (far_both) {
+        bq = MIN(sh->e[q], 64 / es);
+        bp = MIN(sh->e[p], 512);
+    }
+    bq = MAX(1, bq);
     /*
      * Rows of the transposed tile a multiple of 512 bytes apart would all
      * fall in the same few L1 sets: pad them by a cache line.
      */
-    ostride = (bq * es) % 512 ? bq : bq + 64 / es;
+    ostride = MIN(bq, TC_TILE_ROWS_MAX);
+    ostride = (ostride * es) % 512 ? ostride : ostride + 64 / es;
     bp = MAX(1, MIN(bp, cap / ostride));
+    /* Long rows: whole lines, so that the next tile starts aligned too. */
+    if (bp > 128) {
+        bp &= ~(uint64_t)63;
+    }
+    if (!few_cols) {
+        bq = MIN(bq, TC_TILE_ROWS_MAX);
+    }
     do {
         for (q0 = 0; q0 < sh->e[q]; q0 += bq) {
             for (p0 = 0; p0 < sh->e[p]; p0 += bp) {
                 uint64_t src = d->src + soff + (q0 * sh->ss[q] + p0) * es;
                 uint64_t dst = d->dst + doff + (p0 * sh->ds[p] + q0) * es;
 
+                uint64_t fills0 = j->fills;
+
                 if (tilecopy_cancelled(s, j)) {
                     return false;
                 }
                 n = MIN(bp, sh->e[p] - p0);     /* elements per source row */
                 m = MIN(bq, sh->e[q] - q0);     /* source rows */
-                /*
-                 * Gather: rows are read where they lie (a row split
-                 * between two mappings is first copied into the buffer).
-                 */
-                for (i = 0; i < m; i++) {
-                    uint64_t va = src + i * sh->ss[q] * es, avail;
-                    const uint8_t *hp = tilecopy_translate(s, j, va, false,
-                                                           &avail);
-
-                    if (!hp) {
-                        return false;
-                    }
-                    if (avail < n * es) {
-                        if (!tilecopy_read_va(s, j, va, in + i * n * es,
-                                              n * es)) {
-                            return false;
-                        }
-                        hp = in + i * n * es;
-                    }
-                    rows[i] = hp;
+                if (direct &&
+                    tilecopy_tile_few(s, j, sh, p, q, src, dst, m, n, es)) {
+                    continue;
                 }
-                tilecopy_transpose(out, rows, m, n, ostride, es);
-                if (sh->ds[p] == m && ostride == m) {
-                    /* rows adjacent in the destination: one run */
-                    if (!tilecopy_write_va(s, j, dst, out, m * n * es)) {
-                        return false;
+                /*
+                 * A tall few-column tile whose source is not one run (it
+                 * crosses the end of a mapping) goes in parts.
+                 */
+                for (r0 = 0; r0 < m; r0 += TC_TILE_ROWS_MAX) {
+                    uint64_t sa = src + r0 * sh->ss[q] * es;
+                    uint64_t da = dst + r0 * es;
+                    uint64_t mr = MIN(m - r0, TC_TILE_ROWS_MAX);
+                    bool part = few_cols && m > TC_TILE_ROWS_MAX;
+
+                    if ((part && tilecopy_tile_few(s, j, sh, p, q, sa, da, mr,
+                                                   n, es)) ||
+                        tilecopy_tile(s, j, sh, p, q, sa, da, mr, n, es,
+                                      ostride, direct)) {
+                        continue;
                     }
-                } else {
-                    for (i = 0; i < n; i++) {
-                        if (!tilecopy_write_va(s, j, dst + i * sh->ds[p] * es,
-                                               out + i * ostride * es,
-                                               m * es)) {
+                    return false;
+                }
+                if (far_both && bp > 64 && j->fills - fills0 > TC_TLB_ENTRIES) {
+                    bp = MAX(64, bp / 2);
+                }
+            }
+        }
+    } while (tilecopy_next(sh, outer, idx, &soff, &doff, es));
+    return true;
+}
+
+/*
+ * @count rows of @len bytes (short ones), @sstride and @dstride bytes
+ * apart: up to TC_TILE_ROWS_MAX rows at a time are looked up with one
+ * translation per run of pages and copied where they lie. A row that is
+ * not mapped in one piece on both sides (or faults) goes alone through
+ * tilecopy_copy_va(), which records the fault where a row-by-row copy
+ * would; the rows before it are written.
+ */
+static bool tilecopy_copy_rows(TilecopyState *s, TilecopyJob *j, uint64_t dst,
+                               uint64_t dstride, uint64_t src,
+                               uint64_t sstride, uint64_t len, uint64_t count)
+{
+    uint8_t **sp = (uint8_t **)s->tile_rows, **dp = s->tile_drows;
+    uint64_t n, got, fills0, i, batch = TC_TILE_ROWS_MAX;
+
+    while (count) {
+        if (tilecopy_cancelled(s, j)) {
+            return false;
+        }
+        n = MIN(count, batch);
+        fills0 = j->fills;
+        got = tilecopy_probe_rows(s, j, src, sstride, len, n, false, sp);
+        got = tilecopy_probe_rows(s, j, dst, dstride, len, got, true, dp);
+        if (j->fills - fills0 > TC_TLB_ENTRIES) {
+            /*
+             * The first pointers may have left the TLB (rows in pages
+             * of their own): smaller batches from now on.
+             */
+            got = 0;
+            batch = MAX(1, batch / 2);
+        }
+        for (i = 0; i < got; i++) {
+            memmove(dp[i], sp[i], len);
+        }
+        j->moved += got * len;
+        if (got < n) {
+            if (!tilecopy_copy_va(s, j, dst + got * dstride,
+                                  src + got * sstride, len)) {
+                return false;
+            }
+            got++;
+        }
+        src += got * sstride;
+        dst += got * dstride;
+        count -= got;
+    }
+    return true;
+}
+
+/*
+ * A transpose of blocks: rows of dimension 0 (@bs bytes, contiguous on
+ * both sides) continue each other along dimension @p in the source and
+ * along @q in the destination, as the 16-element rows of a matrix copied
+ * into 16 x 16 fractals (ND -> zN). Tiles of source rows along q by blocks
+ * along p are looked up (one translation per run of pages) and written
+ * straight to their destination rows; a tile not mapped in one piece on
+ * both sides goes block by block in the descriptor's order, where a fault
+ * stops it at its first byte.
+ */
+static bool tilecopy_exec_blocks(TilecopyState *s, TilecopyJob *j,
+                                 const struct drm_tilecopy_desc *d,
+                                 const TilecopyShape *sh, unsigned p,
+                                 unsigned q)
+{
+    unsigned es = d->elem_size;
+    uint64_t bs = sh->e[0] * es, sstr = sh->ss[q] * es;
+    uint64_t dstr = sh->ds[p] * es;
+    uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
+    uint64_t soff = 0, doff = 0, bq, bp, p0, q0, m, n, r, c, fills0;
+    uint32_t outer = ((1u << sh->nd) - 1) & ~1u & ~(1u << p) & ~(1u << q);
+    uint8_t **sp = (uint8_t **)s->tile_rows, **dp = s->tile_drows;
+
+    /*
+     * 64 KiB tiles at most, 64 rows a side where they lie a page or more
+     * apart (each holds a TLB entry), rows of at least a few lines.
+     */
+    bp = MAX(1, MIN(sh->e[p], MAX(256 / bs, 64 * KiB / bs /
+                                  MIN(sh->e[q], 64))));
+    bq = MAX(1, MIN(sh->e[q], 64 * KiB / bs / bp));
+    if (sstr >= TC_PAGE_SIZE) {
+        bq = MIN(bq, 64);
+    }
+    if (dstr >= TC_PAGE_SIZE) {
+        bp = MIN(bp, 64);
+    }
+    do {
+        for (q0 = 0; q0 < sh->e[q]; q0 += bq) {
+            for (p0 = 0; p0 < sh->e[p]; p0 += bp) {
+                uint64_t src = d->src + soff + q0 * sstr + p0 * bs;
+                uint64_t dst = d->dst + doff + p0 * dstr + q0 * bs;
+
+                if (tilecopy_cancelled(s, j)) {
+                    return false;
+                }
+                m = MIN(bq, sh->e[q] - q0);
+                n = MIN(bp, sh->e[p] - p0);
+                fills0 = j->fills;
+                if (tilecopy_probe_rows(s, j, src, sstr, n * bs, m, false,
+                                        sp) == m &&
+                    tilecopy_probe_rows(s, j, dst, dstr, m * bs, n, true,
+                                        dp) == n &&
+                    j->fills - fills0 <= TC_TLB_ENTRIES) {
+                    tilecopy_transpose_blocks(dp, (const uint8_t **)sp, m, n,
+                                              bs);
+                    j->moved += m * n * bs;
+                    trace_tilecopy_blocks(m, n, bs, 1);
+                    continue;
+                }
+                trace_tilecopy_blocks(m, n, bs, 0);
+                for (c = 0; c < n; c++) {
+                    for (r = 0; r < m; r++) {
+                        if (!tilecopy_copy_va(s, j, dst + c * dstr + r * bs,
+                                              src + r * sstr + c * bs, bs)) {
                             return false;
                         }
                     }
@@ -1107,7 +1261,35 @@ static bool tilecopy_exec_copy(TilecopyState *s, TilecopyJob *j,
 
     tilecopy_shape(d, true, &sh);
 
-    /* Both innermost strides 1: contiguous runs. */
+    /*
+     * Both innermost strides 1: contiguous runs; short ones a batch of
+     * dimension 1 at a time (a copy into 16 x 16 fractals: rows of 16).
+     */
+    if (sh.ss[0] == 1 && sh.ds[0] == 1 && sh.nd > 1 && !j->inject &&
+        sh.e[0] * es <= TC_SHORT_ROW) {
+        for (k = 1; k < sh.nd; k++) {
+            if (sh.ss[k] == sh.e[0] && p == UINT_MAX) {
+                p = k;
+            }
+            if (sh.ds[k] == sh.e[0] && q == UINT_MAX) {
+                q = k;
+            }
+        }
+        if (p != UINT_MAX && q != UINT_MAX && p != q &&
+            sh.ds[p] >= sh.e[q] * sh.e[0]) {
+            return tilecopy_exec_blocks(s, j, d, &sh, p, q);
+        }
+        p = q = UINT_MAX;
+        do {
+            if (!tilecopy_copy_rows(s, j, d->dst + doff, sh.ds[1] * es,
+                                    d->src + soff, sh.ss[1] * es,
+                                    sh.e[0] * es, sh.e[1])) {
+                return false;
+            }
+        } while (tilecopy_next(&sh, ((1u << sh.nd) - 1) & ~3u, idx, &soff,
+                               &doff, es));
+        return true;
+    }
     if (sh.ss[0] == 1 && sh.ds[0] == 1) {
         do {
             if (tilecopy_cancelled(s, j) ||
@@ -1139,12 +1321,12 @@ static bool tilecopy_exec_copy(TilecopyState *s, TilecopyJob *j,
      */
     do {
         uint64_t row = sh.e[0], done, chunk;
-        uint64_t cap = s->tilebuf_size / es;
+        uint64_t cap = MIN(s->tilebuf_size / es, TC_POLL_ELEMS);
 
-        if (tilecopy_cancelled(s, j)) {
-            return false;
-        }
         for (done = 0; done < row; done += chunk) {
+            if (tilecopy_cancelled(s, j)) {
+                return false;
+            }
             chunk = MIN(cap, row - done);
             if (sh.ss[0] == 1) {
                 if (!tilecopy_read_va(s, j, d->src + soff + done * es, buf,
@@ -1185,7 +1367,7 @@ static bool tilecopy_exec_fill(TilecopyState *s, TilecopyJob *j,
     unsigned es = d->elem_size;
     uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
     uint64_t soff = 0, doff = 0, value = cpu_to_le64(d->value), i, done, n;
-    uint64_t cap = s->tilebuf_size / es;
+    uint64_t cap = MIN(s->tilebuf_size / es, TC_POLL_ELEMS);
     TilecopyShape sh;
     uint8_t *buf = s->tilebuf;
 
@@ -1195,10 +1377,10 @@ static bool tilecopy_exec_fill(TilecopyState *s, TilecopyJob *j,
         memcpy(buf + i * es, &value, es);
     }
     do {
-        if (tilecopy_cancelled(s, j)) {
-            return false;
-        }
         for (done = 0; done < sh.e[0]; done += n) {
+            if (tilecopy_cancelled(s, j)) {
+                return false;
+            }
             n = MIN(cap, sh.e[0] - done);
             if (sh.ds[0] == 1) {
                 if (!tilecopy_write_va(s, j, d->dst + doff + done * es, buf,
@@ -1223,16 +1405,27 @@ static bool tilecopy_exec_desc(TilecopyState *s, TilecopyJob *j,
                                const struct drm_tilecopy_desc *d)
 {
     uint64_t value;
+    bool ok;
 
     switch (d->op) {
     case DRM_TILECOPY_OP_COPY:
-        return tilecopy_exec_copy(s, j, d);
+        ok = tilecopy_exec_copy(s, j, d);
+        break;
     case DRM_TILECOPY_OP_FILL:
-        return tilecopy_exec_fill(s, j, d);
+        ok = tilecopy_exec_fill(s, j, d);
+        break;
     default:
         value = cpu_to_le64(d->value);
-        return tilecopy_write_va(s, j, d->dst, &value, 8);
+        ok = tilecopy_write_va(s, j, d->dst, &value, 8);
+        break;
     }
+    /*
+     * Streaming stores are weakly ordered: they are done before anything
+     * that tells the guest the job went on (the next descriptor's
+     * WRITE64, DONE_SEQNO, the interrupt).
+     */
+    tilecopy_store_fence();
+    return ok;
 }
 
 static void tilecopy_desc_le(struct drm_tilecopy_desc *d)
@@ -2167,6 +2360,7 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
                      &s->boot);
     s->tilebuf = g_malloc(s->tilebuf_size);
     s->tile_rows = g_new(const uint8_t *, TC_TILE_ROWS_MAX);
+    s->tile_drows = g_new(uint8_t *, TC_TILE_ROWS_MAX);
 
     s->irq_bh = qemu_bh_new(tilecopy_irq_bh, s);
     qemu_mutex_init(&s->lock);
@@ -2195,6 +2389,7 @@ static void tilecopy_exit(PCIDevice *pdev)
     qemu_mutex_destroy(&s->lock);
     msix_uninit_exclusive_bar(pdev);
     g_free(s->tile_rows);
+    g_free(s->tile_drows);
     g_free(s->tilebuf);
     g_free(s->boot_mem);
 }

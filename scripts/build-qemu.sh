@@ -62,7 +62,8 @@ esac
 emu=qemu-system-$target
 
 # Files of the device, as they go into hw/misc/ of the QEMU tree.
-dev_files=("$top/qemu/tilecopy.c" "$top/qemu/trace-events"
+dev_files=("$top/qemu/tilecopy.c" "$top/qemu/tilecopy-transpose.c"
+	"$top/qemu/tilecopy-transpose.h" "$top/qemu/trace-events"
 	"$top/include/hw/tilecopy_hw.h" "$top/include/uapi/drm/tilecopy_accel.h")
 for f in "${dev_files[@]}"; do
 	[ -f "$f" ] || die "missing $f"
@@ -119,6 +120,8 @@ append_hook() {	# append_hook FILE TEXT: FILE = pristine FILE + TEXT
 misc=$tree/hw/misc
 mkdir -p "$misc/tilecopy-include"
 put "$top/qemu/tilecopy.c" "$misc/tilecopy.c"
+put "$top/qemu/tilecopy-transpose.c" "$misc/tilecopy-transpose.c"
+put "$top/qemu/tilecopy-transpose.h" "$misc/tilecopy-transpose.h"
 put "$top/include/hw/tilecopy_hw.h" "$misc/tilecopy-include/tilecopy_hw.h"
 put "$top/include/uapi/drm/tilecopy_accel.h" "$misc/tilecopy-include/tilecopy_accel.h"
 # The uAPI header includes "drm.h" for the ioctl macros; the device only
@@ -130,7 +133,8 @@ rm -f "$misc/tilecopy-include/drm.h.new"
 
 append_hook "$misc/meson.build" "
 # tilecopy engine (added by tilecopy's scripts/build-qemu.sh)
-softmmu_ss.add(when: 'CONFIG_TILECOPY', if_true: [files('tilecopy.c'), zlib])"
+softmmu_ss.add(when: 'CONFIG_TILECOPY',
+               if_true: [files('tilecopy.c', 'tilecopy-transpose.c'), zlib])"
 append_hook "$misc/Kconfig" "
 config TILECOPY
     bool

@@ -136,20 +136,42 @@ static int write_in_place(int fd, const char *path, int regular, const void *buf
 }
 
 /*
+ * Why a replacement could not be made, from errno: 1 when OUT can still be
+ * written in place as '>' would (a directory this user may not write, no
+ * O_TMPFILE, a mount point OUT cannot be renamed over), -1 on anything
+ * else (no space, quota, I/O): writing in place then could lose OUT, so
+ * OUT is left as it was.
+ */
+static int replace_refused(const char *path, const char *what)
+{
+	if (errno == EACCES || errno == EPERM || errno == EROFS || errno == EBUSY ||
+	    errno == EXDEV || no_tmpfile(errno))
+		return 1;
+	return out_fail(path, what);
+}
+
+/*
  * Replace @path by an unnamed file holding @buf, of @old's mode, owner and
  * group. Returns 0, 1 when it cannot be done without changing what OUT is
- * (owner, a directory that refuses, no O_TMPFILE: the caller writes in
- * place), or -1 on a failure that leaves OUT as it was.
+ * (owner, a directory that refuses, no O_TMPFILE, a bind mount: the caller
+ * writes in place), or -1 on a failure that leaves OUT as it was.
  */
 static int try_replace(const char *path, const struct stat *old, const void *buf, size_t size)
 {
 	char *copy = strdup(path), tmp[PATH_MAX];
 	int fd = tmpfile_with(path, buf, size, 0600), ret = 1;
 
-	if (fd < 0 || !copy)
+	if (!copy)
 		goto out;
-	/* fchown: keeps the owner when allowed; else it would be ours */
-	if (fchmod(fd, old->st_mode & 07777) || fchown(fd, old->st_uid, old->st_gid))
+	if (fd < 0) {
+		ret = replace_refused(path, "cannot write a new copy (OUT left as it was)");
+		goto out;
+	}
+	/*
+	 * fchown keeps the owner when allowed (else it would be ours); it
+	 * clears set-user/group-ID, so the mode comes after it.
+	 */
+	if (fchown(fd, old->st_uid, old->st_gid) || fchmod(fd, old->st_mode & 07777))
 		goto out;
 	/* a short name in OUT's directory: OUT may be near NAME_MAX itself */
 	tmp[0] = '\0';
@@ -163,10 +185,12 @@ static int try_replace(const char *path, const struct stat *old, const void *buf
 		if (errno != EEXIST)
 			break;
 	}
-	if (!tmp[0])
+	if (!tmp[0]) {
+		ret = replace_refused(path, "cannot write a new copy (OUT left as it was)");
 		goto out;
+	}
 	if (rename(tmp, path)) {
-		ret = out_fail(path, "cannot replace");
+		ret = replace_refused(path, "cannot replace");
 		unlink(tmp);
 		goto out;
 	}

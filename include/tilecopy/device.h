@@ -47,7 +47,8 @@ typedef struct tilecopy_job tilecopy_job_t;
 /**
  * struct tilecopy_device_info - what a device is and can do.
  * @struct_size: Input: sizeof(struct tilecopy_device_info) as the caller's
- *	header has it (a size below the 1.0 struct is TILECOPY_ERR_INVALID_ARG).
+ *	header has it (a size below the 1.0 struct, or above 4096, is
+ *	TILECOPY_ERR_INVALID_ARG).
  *	Output: the bytes the library filled: the fields both know. Fields are
  *	only ever appended, so an older program keeps working when the struct
  *	grows; a newer program on an older library gets the fields past
@@ -95,7 +96,7 @@ TILECOPY_API tilecopy_status_t tilecopy_device_query(const tilecopy_device_t *de
  * tilecopy_device_fd - the device's DRM file descriptor, for libdrm calls
  * (drmSyncobj*, drmPrime*, GET_PARAM); -1 for NULL. It belongs to @dev: do
  * not close it. Syncobj handles made on it are what
- * tilecopy_job_syncobj() returns and tilecopy_submit_opts takes.
+ * tilecopy_job_syncobj() returns and tilecopy_submit_opts takes. Since 1.1.
  */
 TILECOPY_API int tilecopy_device_fd(const tilecopy_device_t *dev);
 
@@ -177,6 +178,7 @@ struct tilecopy_submit_opts {
 /**
  * tilecopy_job_submit_opts - tilecopy_job_submit() with input fences.
  * @opts: options, NULL for the defaults (as tilecopy_job_submit(.., 0)).
+ * Since 1.1.
  */
 TILECOPY_API tilecopy_status_t tilecopy_job_submit_opts(tilecopy_job_t **job,
 							tilecopy_device_t *dev,

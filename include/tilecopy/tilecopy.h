@@ -71,7 +71,7 @@ extern "C" {
  * Thread-safe; cannot fail.
  */
 TILECOPY_API uint32_t tilecopy_version(void);
-/** tilecopy_version_string - "1.0.0". Thread-safe; cannot fail. */
+/** tilecopy_version_string - the library's version as "major.minor.patch" ("1.1.0"). Thread-safe; cannot fail. */
 TILECOPY_API const char *tilecopy_version_string(void);
 
 /* ---- status ------------------------------------------------------------ */
@@ -392,7 +392,8 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_byte_offset(const tilecopy_tensor
 /**
  * tilecopy_tensor_strides - per-dim strides in elements, when every dim is
  * one stride (TILECOPY_ERR_UNSUPPORTED for a blocked dim such as C of
- * nChw16c: use the layout).
+ * nChw16c: use the layout). A dim of extent 1 has its innermost leaf's
+ * stride, as numpy and PyTorch give a contiguous tensor (not 0).
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_strides(const tilecopy_tensor_t *t,
 						       int64_t *strides, int count);
@@ -502,7 +503,8 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
  * bytes of @value.
  * @struct_size: Input: sizeof(struct tilecopy_desc) as the caller's header
  *	has it; Output: the bytes filled (fields are only appended; a larger
- *	struct gets its extra bytes zeroed).
+ *	struct gets its extra bytes zeroed). More than 4096 is refused
+ *	(TILECOPY_ERR_INVALID_ARG): an unset struct_size, not a struct.
  */
 struct tilecopy_desc {
 	uint32_t struct_size;
@@ -578,6 +580,7 @@ TILECOPY_API tilecopy_status_t tilecopy_cpu_name(const char *cpu, const char **n
 /**
  * tilecopy_cpu_set_threads - threads per CPU execution, 1..TILECOPY_MAX_THREADS;
  * 0 restores the default: $TILECOPY_THREADS (read once, at first use), else 1.
+ * Since 1.1, as tilecopy_cpu_threads() and tilecopy_cpu_set_affinity().
  */
 TILECOPY_API tilecopy_status_t tilecopy_cpu_set_threads(int n);
 /** tilecopy_cpu_threads - *n = the thread count calls use now (>= 1). */

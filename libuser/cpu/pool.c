@@ -35,6 +35,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -73,6 +74,7 @@ static struct {
 	pthread_mutex_t lock;		/* held by the call using the workers */
 	_Atomic int threads;		/* tilecopy_cpu_set_threads; 0: default */
 	int env_threads;		/* $TILECOPY_THREADS, else 1 */
+	char env_error[192];		/* a bad $TILECOPY_THREADS/_AFFINITY */
 	/* affinity: changed and read under @lock */
 	enum tc_aff_mode mode;
 	int ncpus;
@@ -288,20 +290,33 @@ static void tc_pool_atfork_child(void)
 	pthread_mutex_init(&tc_pool.lock, NULL);
 }
 
-static void tc_pool_init(void)
+/* $TILECOPY_THREADS: digits only, 1..TILECOPY_MAX_THREADS; else said. */
+static void tc_pool_env_threads(void)
 {
 	const char *e = getenv("TILECOPY_THREADS");
-	cpu_set_t set;
+	char *end;
 	long n;
 
 	tc_pool.env_threads = 1;
-	if (e && *e) {
-		n = strtol(e, NULL, 10);
-		if (n > TILECOPY_MAX_THREADS)
-			n = TILECOPY_MAX_THREADS;
-		if (n >= 1)
-			tc_pool.env_threads = (int)n;
+	if (!e || !*e)
+		return;
+	errno = 0;
+	n = strtol(e, &end, 10);
+	if (*e < '0' || *e > '9' || *end || errno || n < 1 || n > TILECOPY_MAX_THREADS) {
+		snprintf(tc_pool.env_error, sizeof(tc_pool.env_error),
+			 "$TILECOPY_THREADS: '%.40s' is not a thread count 1..%d",
+			 e, TILECOPY_MAX_THREADS);
+		return;
 	}
+	tc_pool.env_threads = (int)n;
+}
+
+static void tc_pool_init(void)
+{
+	const char *e;
+	cpu_set_t set;
+
+	tc_pool_env_threads();
 	/* the process's mask (its main thread's), not the first caller's */
 	CPU_ZERO(&set);
 	if (!sched_getaffinity(getpid(), sizeof(set), &set)) {
@@ -321,6 +336,10 @@ static void tc_pool_init(void)
 		if (k) {
 			memcpy(tc_pool.cpus, cpus, sizeof(int) * (size_t)k);
 			tc_pool.ncpus = k;
+		} else if (!tc_pool.env_error[0]) {
+			snprintf(tc_pool.env_error, sizeof(tc_pool.env_error),
+				 "$TILECOPY_AFFINITY: '%.40s' is not \"none\", \"auto\" or a list of CPUs 0..%d (\"0,2,4\")",
+				 e, TC_CPU_MAX - 1);
 		}
 	}
 	pthread_atfork(NULL, NULL, tc_pool_atfork_child);
@@ -332,6 +351,12 @@ static inline void tc_pool_once(void)
 {
 	if (!atomic_load_explicit(&tc_pool.ready, memory_order_acquire))
 		pthread_once(&tc_pool.once, tc_pool_init);
+}
+
+const char *tc_pool_env_error(void)
+{
+	tc_pool_once();
+	return tc_pool.env_error[0] ? tc_pool.env_error : NULL;
 }
 
 unsigned tc_pool_threads(void)
@@ -358,6 +383,8 @@ TILECOPY_API tilecopy_status_t tilecopy_cpu_threads(int *n)
 {
 	if (!n)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "n: NULL");
+	if (tc_pool_env_error())
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s", tc_pool_env_error());
 	*n = (int)tc_pool_threads();
 	return tc_ok();
 }

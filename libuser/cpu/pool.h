@@ -17,6 +17,13 @@
 
 typedef void (*tc_part_fn)(void *part);
 
+/*
+ * tc_pool_env_error - why $TILECOPY_THREADS or $TILECOPY_AFFINITY (read
+ * once, at first use) is refused, or NULL: CPU executions fail with it
+ * rather than run with a setting the user did not ask for.
+ */
+const char *tc_pool_env_error(void);
+
 /** tc_pool_threads - the thread count a call may use now (>= 1). */
 unsigned tc_pool_threads(void);
 

@@ -6,10 +6,11 @@
         [--shape 8x12] [--dtype float16] [--block 4x4] [--output zn.png] [--show]
 
 Prints what `tilecopy layout` prints (CuTe notation, the offset of every
-element, the physical size), then draws the same grid with matplotlib
-(Debian's python3-matplotlib, when installed): each element's cell coloured
-by the fractal it lives in, labelled with its offset, and the path memory
-takes through the matrix. Without matplotlib, the text is all.
+element, the physical size), then, with --output or --show, draws the same
+grid with matplotlib (Debian's python3-matplotlib, when installed): each
+element's cell coloured by the fractal it lives in, labelled with its
+offset, and the path memory takes through the matrix. Nothing is written
+unless --output names a file.
 """
 import argparse
 import sys
@@ -56,10 +57,13 @@ def main(argv):
     p.add_argument("--shape", default="8x12")
     p.add_argument("--dtype", default="float16")
     p.add_argument("--block", default="4x4", help='"RxC" of a fractal; "" for the default')
-    p.add_argument("--output", default="zn_layout.png", help="the image ('' for none)")
-    p.add_argument("--show", action="store_true", help="open a window too")
+    p.add_argument("--output", default=None, help="write the image to this file (PNG, SVG, ...)")
+    p.add_argument("--show", action="store_true", help="open a window")
     a = p.parse_args(argv)
-    shape = tuple(int(s) for s in a.shape.split("x"))
+    try:
+        shape = tuple(int(s) for s in a.shape.lower().split("x"))
+    except ValueError:
+        p.error("--shape %r: expected extents joined by x, like 8x12" % a.shape)
     try:
         lay = tilecopy.layout(a.format, shape=shape, dtype=a.dtype, block=a.block or None)
     except tilecopy.Error as e:

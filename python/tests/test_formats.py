@@ -155,3 +155,56 @@ def test_grid_axes():
     assert g.shape == (20, 5)
     np.testing.assert_array_equal(g, lay.offsets()[0, :, 0, :])
     np.testing.assert_array_equal(lay.grid(rows=3, cols=1), lay.offsets()[0, :, 0, :].T)
+
+
+def test_draw_computes_only_the_window(cli):
+    """draw() of a layout whose offsets() would take terabytes: only the
+    32 x 32 window is computed (the whole tensor's offsets cannot even be
+    allocated), and the picture is still the CLI's."""
+    for fmt, shape, dtype in (("zN", (128256, 4096), "float16"),
+                              ("NCHW", (1 << 20, 1 << 20, 4, 4), "uint8")):
+        lay = tilecopy.layout(fmt, shape=shape, dtype=dtype)
+        short = {"float16": "f16", "uint8": "u8"}[dtype]
+        text = subprocess.run([cli, "layout", fmt, "--shape", "x".join(map(str, shape)),
+                               "--dtype", short], check=True, capture_output=True,
+                              text=True).stdout
+        assert lay.draw() == text
+    huge = tilecopy.layout("NCHW", (1 << 20, 1 << 20, 4, 4), "u8")
+    g = huge.grid(0, 3)                 # a 2-D slice: 2^20 x 4 offsets, not 2^42
+    assert g.shape == (1 << 20, 4) and g[-1, -1] == ((1 << 20) - 1) * (1 << 24) + 3
+
+
+def test_grid_dims_are_checked():
+    lay = tilecopy.layout("zN", shape=(8, 12), dtype="f16", block="4x4")
+    np.testing.assert_array_equal(lay.grid(-1, 0), lay.offsets().T)
+    for rows, cols in ((5, 1), (0, 0), (0, 2), (0, "1")):
+        with pytest.raises(tilecopy.InvalidArgumentError):
+            lay.grid(rows, cols)
+
+
+# Each plain format's memory order: logical dims outermost first.
+MEMORY_ORDER = {"NHWC": (0, 2, 3, 1), "NCHW": (0, 1, 2, 3), "NDHWC": (0, 2, 3, 4, 1),
+                "ColumnMajor": (1, 0), "RowMajor": (0, 1)}
+
+
+@pytest.mark.parametrize("fmt,logical", [("NHWC", (1, 9, 5, 4)), ("NHWC", (2, 1, 5, 1)),
+                                         ("NCHW", (1, 1, 1, 1)), ("NDHWC", (1, 3, 1, 4, 2)),
+                                         ("ColumnMajor", (1, 7)), ("RowMajor", (5, 1))])
+def test_extent1_strides_are_numpy_s(fmt, logical):
+    """A dim of extent 1 has the stride numpy gives a contiguous array in
+    the format's memory order (not 0): NHWC 1x9x5x4 is (180, 1, 36, 9)."""
+    order = MEMORY_ORDER[fmt]
+    mem = np.empty([logical[d] for d in order], np.float32)
+    want = tuple(s // 4 for s in mem.transpose([order.index(d) for d in range(len(order))])
+                 .strides)
+    assert tilecopy.layout(fmt, logical, "float32").strides == want
+    y = tilecopy.convert(np.zeros(logical, np.float32), src=None, dst=fmt)
+    assert tuple(s // 4 for s in y.logical().strides) == want
+
+
+def test_extent1_strides_are_torch_s(torch):
+    for shape in ((1, 9, 5, 4), (3, 1, 2, 1), (1, 1, 1, 1)):
+        want = torch.empty(shape, memory_format=torch.channels_last).stride()
+        assert tilecopy.layout("NHWC", shape).strides == want
+        y = tilecopy.convert(torch.zeros(shape), src="NCHW", dst="NHWC")
+        assert y.logical().strides == tuple(4 * s for s in want)

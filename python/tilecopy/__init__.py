@@ -12,12 +12,14 @@ A thin layer over the C API (include/tilecopy/tilecopy.h, dlpack.h,
 device.h) through ctypes; see docs/python.md. numpy is imported on first
 use of layout() or convert(), so version() needs only the library.
 """
+import sys as _sys
+
 from ._capi import lib as _lib
 from ._config import VERSION as __version__
 from ._errors import (BlockError, BufferSizeError, DeviceError, DeviceTimeoutError,  # noqa: F401
-                      DtypeError, Error, FaultError, InvalidArgumentError, IOFailedError,
-                      NoDeviceError, NoMemoryError, OverlapError, ParseError, ShapeError,
-                      SizeOverflowError, UnknownFormatError, UnsupportedError)
+                      DtypeError, EngineResetError, Error, FaultError, InvalidArgumentError,
+                      IOFailedError, NoDeviceError, NoMemoryError, OverlapError, ParseError,
+                      ShapeError, SizeOverflowError, UnknownFormatError, UnsupportedError)
 
 __all__ = ["version", "layout", "convert", "Layout", "Array", "Error", "cpu_name"]
 
@@ -45,10 +47,17 @@ def __getattr__(name):          # numpy-backed parts, imported on first use
     if mod is None:
         raise AttributeError("module 'tilecopy' has no attribute %r" % name)
     import importlib
-    value = getattr(importlib.import_module("." + mod, __name__), name)
+    try:
+        value = getattr(importlib.import_module("." + mod, __name__), name)
+    except ModuleNotFoundError as e:
+        if e.name != "numpy":
+            raise
+        raise ImportError("tilecopy.%s needs numpy, which is not installed for %s (Debian: "
+                          "python3-numpy; version() and cpu_name() need only the library)"
+                          % (name, _sys.executable), name="numpy") from e
     globals()[name] = value
     return value
 
 
 def __dir__():
-    return sorted(list(globals()) + list(_LAZY))
+    return sorted(set(globals()) | set(_LAZY))

@@ -20,7 +20,7 @@ except ImportError:
     raise ImportError("tilecopy: %s is the source tree, without _config.py: import the "
                       "package make builds (PYTHONPATH=build/python) or installs"
                       % os.path.dirname(__file__)) from None
-from ._errors import from_status
+from ._errors import ArgumentTypeError, InvalidArgumentError, SizeOverflowError, from_status
 
 P = C.c_void_p
 I64 = C.c_int64
@@ -158,20 +158,40 @@ def cstr(text, what):
     elif isinstance(text, str):
         b = text.encode("utf-8")
     else:
-        raise TypeError("%s: expected a str, got %s" % (what, type(text).__name__))
+        raise ArgumentTypeError("%s: expected a str, got %s" % (what, type(text).__name__))
     if b"\0" in b:
-        raise ValueError("%s: %r contains a NUL character" % (what, text))
+        raise InvalidArgumentError("%s: %r contains a NUL character" % (what, text))
     return b
+
+
+def text(value):
+    """A name as str (bytes decoded), as an Array keeps its format."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def index(v, what):
+    """An int (or numpy integer) as a Python int; no bool, float or str."""
+    import operator
+    if isinstance(v, bool) or type(v).__name__ == "bool_":
+        raise ArgumentTypeError("%s: expected integers, got the bool %r" % (what, v))
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise ArgumentTypeError("%s: expected a sequence of integers, got %r"
+                                % (what, v)) from None
+
+
+def int_tuple(values, what):
+    """A sequence of ints as a tuple of Python ints (see index())."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ArgumentTypeError("%s: expected a sequence of integers, got %r" % (what, values))
+    return tuple(index(v, what) for v in values)
 
 
 def int64_array(values, what):
     """A sequence of ints as an int64_t array (ints, numpy ints; no floats)."""
-    import operator
-    try:
-        vals = [operator.index(v) for v in values]
-    except TypeError:
-        raise TypeError("%s: expected a sequence of integers, got %r" % (what, values)) from None
+    vals = int_tuple(values, what)
     for v in vals:
         if not -(1 << 63) <= v < (1 << 63):
-            raise OverflowError("%s: %d does not fit in 64 bits" % (what, v))
+            raise SizeOverflowError("%s: %d does not fit in 64 bits" % (what, v))
     return (I64 * max(len(vals), 1))(*vals), len(vals)

@@ -20,7 +20,7 @@ import warnings
 
 from . import _capi
 from ._capi import check, cstr
-from ._errors import DeviceError, NoDeviceError
+from ._errors import ArgumentTypeError, DeviceError, InvalidArgumentError, NoDeviceError
 
 _lock = threading.Lock()
 _open = {}          # spec -> tilecopy_device_t* (None: "auto" found none)
@@ -60,11 +60,20 @@ def _close_all():
         _open.clear()
 
 
+def check_spec(device):
+    """Refuse a device argument that names nothing, before any work."""
+    if not isinstance(device, str):
+        raise ArgumentTypeError("device: expected \"auto\", \"cpu\", \"cpu:NAME\" or a device, "
+                                "got %r" % (device,))
+    if not device:
+        raise InvalidArgumentError("device: empty; \"auto\", \"cpu\", \"cpu:NAME\", a device "
+                                   "path or an index (\"0\")")
+    cstr(device, "device")
+
+
 def run(plan, src, src_size, dst, dst_size, device):
     """Run the plan; returns what ran it ("cpu:avx512", "device:auto")."""
-    if not isinstance(device, str):
-        raise TypeError("device: expected \"auto\", \"cpu\", \"cpu:NAME\" or a device, got %r"
-                        % (device,))
+    check_spec(device)
     lib = _capi.lib
     if device == "cpu" or device.startswith("cpu:"):
         cpu = cstr(device[4:], "device") if device.startswith("cpu:") else None

@@ -9,6 +9,8 @@ as soon as the conversion has run: tilecopy never keeps a reference.
 """
 import ctypes as C
 
+from ._errors import ArgumentTypeError, InvalidArgumentError, UnsupportedError
+
 
 class DLDevice(C.Structure):
     _fields_ = [("device_type", C.c_int), ("device_id", C.c_int)]
@@ -52,14 +54,21 @@ class Imported:
 
     def __init__(self, obj, what):
         self.ptr = None
-        dev = getattr(obj, "__dlpack_device__", None)
-        cap = obj.__dlpack__()
+        _refuse_lazy_bits(obj, what)
+        try:
+            dev = getattr(obj, "__dlpack_device__", None)
+            cap = obj.__dlpack__()
+            device = dev() if dev else None
+        except Exception as e:          # PyTorch: requires grad, sparse, meta, ...
+            raise InvalidArgumentError("%s: %s.__dlpack__() failed: %s"
+                                       % (what, type(obj).__name__, e)) from e
         if not _is_valid(cap, b"dltensor"):
-            raise TypeError("%s: __dlpack__ returned %r, not a \"dltensor\" capsule" % (what, cap))
+            raise ArgumentTypeError("%s: __dlpack__ returned %r, not a \"dltensor\" capsule (a "
+                                    "capsule is consumed once)" % (what, cap))
         self.ptr = _get(cap, b"dltensor")
         _set_name(cap, b"used_dltensor")
         self.obj = obj                   # the producer's tensor, kept while we use it
-        self.device = dev() if dev else None
+        self.device = device
 
     @property
     def dltensor(self):
@@ -77,3 +86,15 @@ class Imported:
 
     def __del__(self):
         self.close()
+
+
+def _refuse_lazy_bits(obj, what):
+    """PyTorch's negative and conjugate bits are not in its memory, and
+    DLPack cannot say them: the memory holds the values unnegated (the
+    imaginary part of a conjugate, .conj().imag). Refused, both ways."""
+    for bit, fix in (("is_neg", "resolve_neg"), ("is_conj", "resolve_conj")):
+        f = getattr(obj, bit, None)
+        if callable(f) and f() is True:
+            raise UnsupportedError(
+                "%s: the tensor has PyTorch's %s bit set: its memory does not hold its values "
+                "(.%s() first)" % (what, bit[3:], fix))

@@ -4,7 +4,9 @@
 Every class derives from tilecopy.Error and, where one fits, from the
 built-in exception a Python caller would expect (a dtype mismatch is also a
 TypeError, a bad shape also a ValueError), so ``except ValueError`` works
-as it does with numpy.
+as it does with numpy. Errors found in Python (before a C call) use the
+same classes and the same status names as the library's (status_name is
+tilecopy_status_str(): "block does not fit", "size overflow", ...).
 """
 
 
@@ -19,7 +21,7 @@ class Error(Exception):
     status = None
     status_name = "error"
 
-    def __init__(self, message, status=None, status_name=None):
+    def __init__(self, message="", status=None, status_name=None):
         super().__init__(message)
         self.message = message
         if status is not None:
@@ -52,19 +54,19 @@ class DtypeError(Error, TypeError):
 
 
 class BlockError(Error, ValueError):
-    status, status_name = 6, "bad block"
+    status, status_name = 6, "block does not fit"
 
 
 class OverlapError(Error, ValueError):
-    status, status_name = 7, "overlap"
+    status, status_name = 7, "overlapping memory"
 
 
 class BufferSizeError(Error, ValueError):
-    status, status_name = 8, "wrong buffer size"
+    status, status_name = 8, "buffer too small"
 
 
 class SizeOverflowError(Error, OverflowError):
-    status, status_name = 9, "overflow"
+    status, status_name = 9, "size overflow"
 
 
 class NoMemoryError(Error, MemoryError):
@@ -95,10 +97,20 @@ class IOFailedError(Error, OSError):
     status, status_name = 16, "I/O error"
 
 
+class EngineResetError(Error, OSError):
+    status, status_name = 17, "engine reset"
+
+
+class ArgumentTypeError(InvalidArgumentError, TypeError):
+    """An argument of the wrong Python type (a number for a format name, a
+    list for out=): status invalid argument, and a TypeError too."""
+
+
 BY_STATUS = {c.status: c for c in (
     InvalidArgumentError, ParseError, UnknownFormatError, ShapeError, DtypeError, BlockError,
     OverlapError, BufferSizeError, SizeOverflowError, NoMemoryError, UnsupportedError,
-    NoDeviceError, DeviceError, DeviceTimeoutError, FaultError, IOFailedError)}
+    NoDeviceError, DeviceError, DeviceTimeoutError, FaultError, IOFailedError,
+    EngineResetError)}
 
 
 def from_status(status, message, status_name=None):

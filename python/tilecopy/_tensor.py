@@ -8,12 +8,22 @@ from ._capi import check, cstr, int64_array, lib
 
 class Tensor:
     """A tilecopy_tensor_t, destroyed with this object. No data pointer: a
-    tensor only describes where elements are."""
+    tensor only describes where elements are.
+
+    The one owner of its handle: copying or pickling it would make two
+    objects that both destroy it (a use after free), so both are refused;
+    Layout pickles as the arguments that make it again."""
 
     __slots__ = ("h", "__weakref__")
 
     def __init__(self, handle):
         self.h = handle
+
+    def _refuse(self, *args):
+        raise TypeError("tilecopy: a Tensor owns its C handle and cannot be copied or pickled "
+                        "(a Layout can)")
+
+    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = __getstate__ = _refuse
 
     def __del__(self):
         h, self.h = getattr(self, "h", None), None

@@ -370,5 +370,57 @@ else
 	echo "skip a2/b5 as nobody: not root, no runuser, or nobody cannot run $T"
 fi
 
+# Review 2: a replaced OUT keeps set-user/group-ID; a full file system or
+# a bind-mounted OUT never costs the old OUT (mounts need root: skipped
+# with the reason otherwise)
+echo old > "$tmp/su"; chmod 6755 "$tmp/su"
+$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/su"
+expect r2/setid-kept/exit 0 $?
+expect r2/setid-kept/mode 6755 "$(stat -c %a "$tmp/su")"
+cmp -s "$tmp/o2" "$tmp/su" && ok r2/setid-kept/data || bad r2/setid-kept/data
+mkdir "$tmp/r2mnt"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=8k tmpfs "$tmp/r2mnt" 2>/dev/null; then
+	head -c 4096 /dev/urandom > "$tmp/r2mnt/o"; cp "$tmp/r2mnt/o" "$tmp/o.keep"
+	head -c 4096 /dev/zero > "$tmp/r2mnt/fill" 2>/dev/null
+	rand "$tmp/in8k" 8192
+	$T convert --shape 2x8x8x16 --dtype f32 --from NCHW --to NHWC "$tmp/in8k" "$tmp/r2mnt/o" \
+		2>"$tmp/err"
+	expect r2/enospc/exit 1 $?
+	cmp -s "$tmp/r2mnt/o" "$tmp/o.keep" && ok r2/enospc/out-kept ||
+		bad r2/enospc/out-kept "$(cat "$tmp/err")"
+	grep -q "OUT left as it was" "$tmp/err" && ok r2/enospc/message ||
+		bad r2/enospc/message "$(cat "$tmp/err")"
+	umount "$tmp/r2mnt"
+	echo keep > "$tmp/bm"; echo src > "$tmp/bmsrc"
+	if mount --bind "$tmp/bmsrc" "$tmp/bm" 2>/dev/null; then
+		$T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC "$tmp/in2" "$tmp/bm" \
+			2>"$tmp/err"
+		expect r2/bind-mount/exit 0 $?
+		cmp -s "$tmp/o2" "$tmp/bm" && ok r2/bind-mount/data ||
+			bad r2/bind-mount/data "$(cat "$tmp/err")"
+		umount "$tmp/bm"
+	else
+		echo "skip r2/bind-mount: mount --bind refused here"
+	fi
+else
+	echo "skip r2/enospc, r2/bind-mount: not root, or tmpfs cannot be mounted here"
+fi
+
+# Review 2 B4: a bad $TILECOPY_THREADS / $TILECOPY_AFFINITY is refused by
+# name, never taken as something else
+# env_refused VARIABLE VALUE
+env_refused() {
+	env "$1=$2" $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC \
+		"$tmp/in2" "$tmp/thr" 2>"$tmp/err"
+	expect "r2/env/$1='$2'/exit" 1 $?
+	grep -q "\$$1" "$tmp/err" && ok "r2/env/$1='$2'/message" ||
+		bad "r2/env/$1='$2'/message" "$(cat "$tmp/err")"
+}
+for v in abc 0 2x " 2" 1000; do env_refused TILECOPY_THREADS "$v"; done
+for v in "0,,x" 99999 -1; do env_refused TILECOPY_AFFINITY "$v"; done
+TILECOPY_THREADS=2 TILECOPY_AFFINITY=none $T convert --shape 2x3x4x5 --dtype f16 --from NCHW \
+	--to NHWC "$tmp/in2" "$tmp/thr"
+expect r2/threads-env/valid 0 $?
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -37,12 +37,13 @@ struct env {
 	uint64_t va_next;
 };
 
-static void env_up(struct env *e, const char *props, int boot)
+/* @props: device properties; @extra: more QEMU arguments (-trace ...) */
+static void env_up_args(struct env *e, const char *props, const char *extra, int boot)
 {
 	char dev[256];
 
-	snprintf(dev, sizeof(dev), "-device tilecopy,addr=%02x.0%s%s", SLOT,
-		 props && *props ? "," : "", props ? props : "");
+	snprintf(dev, sizeof(dev), "-device tilecopy,addr=%02x.0%s%s %s", SLOT,
+		 props && *props ? "," : "", props ? props : "", extra ? extra : "");
 	e->q = qts_start(0, dev);
 	tcdev_init(&e->d, e->q, SLOT, QT_BAR_BASE);
 	mmu_init(&e->mmu, e->q);
@@ -51,6 +52,11 @@ static void env_up(struct env *e, const char *props, int boot)
 	e->va_next = VA_BASE;
 	if (boot)
 		tc_boot_good(&e->d);
+}
+
+static void env_up(struct env *e, const char *props, int boot)
+{
+	env_up_args(e, props, NULL, boot);
 }
 
 static void env_down(struct env *e)
@@ -1501,6 +1507,62 @@ START_TEST(test_stop_progress)
 END_TEST
 
 /*
+ * STOP and a queue reset during one enormous row: 2^32 - 1 elements of 8
+ * bytes, all to one address (stride 0), some 60 s of work for the model at
+ * a row a check. A FILL and a broadcast COPY (element by element) each.
+ * The engine looks at STOP within a row too (docs/hardware.md, 7.1), so
+ * the job is abandoned, started and not done: were it only looked at
+ * between rows, STOPPED would come when the job had completed (or not
+ * within POLL's bound), and DONE_SEQNO would say so. Then the queue is
+ * reset during the same row, and runs a job afterwards.
+ */
+START_TEST(test_stop_long_row)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc *d, small;
+	uint64_t src, dst, gpa, zero = 0, one = 1;
+	uint32_t ext = 0xffffffffu, ext1 = 1;
+	unsigned op;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 4096, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	d = desc_alloc(e.q, 2, &gpa);
+	desc_copy(&d[0], 8, 0, dst, 1, &ext, &zero, &zero);
+	d[0].op = DRM_TILECOPY_OP_FILL;
+	d[0].value = 0x0123456789abcdefull;
+	desc_copy(&d[1], 8, src, dst + 8, 1, &ext, &zero, &zero);
+	for (op = 0; op < 2; op++) {
+		uint64_t seq = 10 + op;
+
+		ring_submit(&e.d, 0, &r, gpa + op * sizeof(*d), 1, 0, seq);
+		POLL(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO) == seq);
+		tc_wr(&e.d, TC_REG_CTRL, TC_CTRL_STOP);
+		POLL(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_STOPPED);
+		ck_assert(!(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_BUSY));
+		ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO), seq);
+		ck_assert_uint_lt(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), seq);
+		ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_STATUS), 0);
+		/* the job again from its start; this time a queue reset ends it */
+		tc_wr(&e.d, TC_REG_CTRL, 0);
+		POLL(tc_rd(&e.d, TC_REG_STATUS) & TC_STATUS_BUSY);
+		queue_renew(&e, &r);
+		ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_DONE_SEQNO_LO), 0);
+		ck_assert_uint_eq(tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_STARTED_SEQNO_LO), 0);
+		/* the queue works: a small job completes */
+		desc_copy(&small, 8, 0, dst + 16, 1, &ext1, &zero, &one);
+		small.op = DRM_TILECOPY_OP_FILL;
+		small.value = 42;
+		assert_ok(&e, run_job(&e, &r, &small, 1, 1), 1);
+		ck_assert_uint_eq(*(uint64_t *)va_host(&e, dst + 16), 42);
+	}
+	env_down(&e);
+}
+END_TEST
+
+/*
  * A hung queue (hang-queue-mask): its job is started, never done, and its
  * engine time grows; the other queues go on. STOP does not wait for it.
  */
@@ -1984,6 +2046,341 @@ START_TEST(test_cross_cpu)
 }
 END_TEST
 
+/*
+ * A buffer of whole pages whose bus pages are reversed in each group of 8:
+ * every page is its own run in the engine's TLB, so rows cross runs.
+ */
+static uint64_t env_buf_scattered(struct env *e, uint64_t size, uint64_t perm)
+{
+	uint64_t pages = (size + TC_PAGE_SIZE - 1) / TC_PAGE_SIZE, i;
+	uint64_t n = (pages + 7) / 8 * 8;
+	uint64_t pa = qts_alloc(e->q, n * TC_PAGE_SIZE, TC_PAGE_SIZE);
+	uint64_t va = e->va_next;
+
+	for (i = 0; i < pages; i++)
+		mmu_map_page(&e->mmu, va + i * TC_PAGE_SIZE,
+			     pa + (i / 8 * 8 + 7 - i % 8) * TC_PAGE_SIZE, perm);
+	e->va_next += (pages + 1) * TC_PAGE_SIZE;
+	return va;
+}
+
+/*
+ * Transposes large enough for the engine's SIMD blocks (straight to the
+ * destination rows) and their edges: each element size; rows and columns
+ * at, below and above a block's size; destinations aligned, misaligned by
+ * whole elements (the head done element by element) and by part of an
+ * element (no block at all); destination rows adjacent and padded apart;
+ * contiguous and scattered pages (rows split between runs: the gather
+ * copies them, the destination side falls back to the buffered path);
+ * 2 to 7 rows or columns, the interleaves and de-interleaves of images.
+ * Each destination must equal the scalar executor's, byte for byte.
+ */
+START_TEST(test_cross_transposes)
+{
+	static const struct {
+		uint32_t m, n;		/* source rows, columns (destination rows) */
+		uint32_t dpad, spad;	/* extra elements between rows */
+		uint32_t doff;		/* destination offset, bytes */
+		uint32_t outer;		/* extent of an outer dimension */
+	} shapes[] = {
+		{ 64, 16, 0, 0, 0, 1 }, { 67, 19, 0, 0, 0, 1 }, { 63, 15, 0, 0, 0, 1 },
+		{ 130, 35, 5, 3, 8, 2 }, { 300, 70, 0, 0, 24, 1 }, { 40, 300, 0, 0, 0, 2 },
+		{ 200, 41, 0, 0, 3, 1 }, { 1500, 9, 0, 0, 0, 1 }, { 17, 1100, 1, 0, 16, 1 },
+		/* fewer rows or columns than a block: (de-)interleaves */
+		{ 3, 2000, 0, 0, 0, 1 }, { 3, 2001, 0, 0, 4, 2 }, { 2000, 3, 0, 0, 0, 1 },
+		{ 2001, 5, 0, 0, 8, 2 }, { 7, 999, 0, 0, 24, 1 }, { 999, 2, 0, 0, 40, 1 },
+		/*
+		 * rows a page or more apart on both sides for 4- and 8-byte
+		 * elements (tiles of one line by up to 512 destination rows,
+		 * fewer when scattered pages overflow the TLB)
+		 */
+		{ 100, 1100, 1000, 0, 0, 1 }, { 70, 1030, 1000, 3, 8, 1 },
+	};
+	struct env e;
+	struct ring r;
+	unsigned es, sh, scat, t = 0;
+	char *log, *p;
+	unsigned direct[9] = { 0 }, buffered[9] = { 0 };
+
+	/* the tilecopy_tile trace tells which path each tile took */
+	env_up_args(&e, NULL, "-trace tilecopy_tile", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (es = 1; es <= 8; es *= 2) {
+		for (sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+			for (scat = 0; scat < 2; scat++) {
+				const uint32_t m = shapes[sh].m, n = shapes[sh].n;
+				uint64_t sr = n + shapes[sh].spad, dr = m + shapes[sh].dpad;
+				uint64_t sbytes = (sr * m * shapes[sh].outer) * es + 64;
+				uint64_t dbytes = (dr * n * shapes[sh].outer) * es + 64;
+				uint32_t ext[3] = { m, n, shapes[sh].outer };
+				uint64_t ss[3] = { sr, 1, sr * m }, ds[3] = { 1, dr, dr * n };
+				uint64_t src, dst, b, doff = shapes[sh].doff;
+				struct drm_tilecopy_desc d;
+				uint8_t *cs, *cd;
+
+				src = scat ? env_buf_scattered(&e, sbytes, TC_PTE_READ) :
+				      env_buf(&e, sbytes, TC_PTE_READ, NULL);
+				dst = scat ? env_buf_scattered(&e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
+				      env_buf(&e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+				va_fill_random(&e, src, sbytes, 100 + t);
+				va_fill_random(&e, dst, dbytes, 200 + t);
+				cs = malloc(sbytes);
+				cd = malloc(dbytes);
+				for (b = 0; b < sbytes; b++)
+					cs[b] = *va_host(&e, src + b);
+				for (b = 0; b < dbytes; b++)
+					cd[b] = *va_host(&e, dst + b);
+				desc_copy(&d, es, 8, doff, 3, ext, ss, ds);
+				ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
+				d.src += src;
+				d.dst += dst;
+				t++;
+				assert_ok(&e, run_job(&e, &r, &d, 1, t), t);
+				/* one assertion per case (Check records each one) */
+				for (b = 0; b < dbytes && *va_host(&e, dst + b) == cd[b]; b++)
+					;
+				ck_assert_msg(b == dbytes, "es %u shape %u scattered %u: byte %llu differs",
+					      es, sh, scat, (unsigned long long)b);
+				free(cs);
+				free(cd);
+			}
+		}
+	}
+	log = qts_log(e.q);
+	for (p = log; (p = strstr(p, "tilecopy_tile ")); p++) {
+		unsigned long long rows, cols, done;
+		unsigned el;
+
+		if (sscanf(p, "tilecopy_tile elem %u rows %llu cols %llu direct %llu",
+			   &el, &rows, &cols, &done) == 4 && el <= 8) {
+			direct[el] += done > 0;
+			buffered[el] += done < cols;
+		}
+	}
+	free(log);
+	for (es = 1; es <= 8; es *= 2)
+		ck_assert_msg(direct[es] && buffered[es], "es %u: %u tiles straight, %u buffered",
+			      es, direct[es], buffered[es]);
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * One COPY descriptor (@d, addresses relative to its buffers) on the engine
+ * and on the library's scalar executor, byte for byte; buffers of whole
+ * pages in order or scattered (env_buf_scattered: rows split between runs).
+ */
+static void cross_one(struct env *e, struct ring *r, struct drm_tilecopy_desc d,
+		      uint64_t sbytes, uint64_t dbytes, unsigned scat, uint64_t seq,
+		      const char *what)
+{
+	uint64_t src, dst, b;
+	uint8_t *cs = malloc(sbytes), *cd = malloc(dbytes);
+
+	src = scat ? env_buf_scattered(e, sbytes, TC_PTE_READ) :
+	      env_buf(e, sbytes, TC_PTE_READ, NULL);
+	dst = scat ? env_buf_scattered(e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
+	      env_buf(e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(e, src, sbytes, 300 + seq);
+	va_fill_random(e, dst, dbytes, 400 + seq);
+	for (b = 0; b < sbytes; b++)
+		cs[b] = *va_host(e, src + b);
+	for (b = 0; b < dbytes; b++)
+		cd[b] = *va_host(e, dst + b);
+	ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
+	d.src += src;
+	d.dst += dst;
+	assert_ok(e, run_job(e, r, &d, 1, seq), seq);
+	for (b = 0; b < dbytes && *va_host(e, dst + b) == cd[b]; b++)
+		;
+	ck_assert_msg(b == dbytes, "%s, scattered %u: byte %llu differs", what, scat,
+		      (unsigned long long)b);
+	free(cs);
+	free(cd);
+}
+
+/*
+ * Copies whose innermost rows are short and contiguous on both sides: the
+ * engine takes them in batches of rows, and where the rows continue each
+ * other along one dimension in the source and another in the destination
+ * (a matrix into 16 x 16 fractals, ND -> zN, and back), as a transpose of
+ * blocks. Block sizes of 3 to 128 bytes (streamed when whole 16-byte
+ * units), destinations aligned and not, padded rows, an outer dimension,
+ * contiguous and scattered pages; each against the scalar executor.
+ */
+START_TEST(test_cross_blocks)
+{
+	static const struct {
+		const char *what;
+		unsigned es, nd;
+		uint32_t e[4];
+		uint64_t ss[4], ds[4];
+		uint64_t doff;
+	} cases[] = {
+		/* ND (M = 96, N = 80) -> zN: n0, m0 m1 (merged), n1 */
+		{ "ND->zN f16 96x80", 2, 4, { 16, 16, 6, 5 }, { 1, 80, 16 * 80, 16 },
+		  { 1, 16, 256, 16 * 96 }, 0 },
+		{ "zN->ND f16 96x80", 2, 4, { 16, 16, 6, 5 }, { 1, 16, 256, 16 * 96 },
+		  { 1, 80, 16 * 80, 16 }, 0 },
+		{ "ND->zN u8 16x32 fractals", 1, 4, { 32, 16, 7, 3 }, { 1, 96, 16 * 96, 32 },
+		  { 1, 32, 512, 32 * 112 }, 0 },
+		{ "ND->zN f32", 4, 4, { 16, 16, 3, 9 }, { 1, 144, 16 * 144, 16 },
+		  { 1, 16, 256, 16 * 48 }, 0 },
+		{ "ND->zN f64, dst + 8", 8, 4, { 16, 16, 2, 4 }, { 1, 64, 16 * 64, 16 },
+		  { 1, 16, 256, 16 * 32 }, 8 },
+		{ "blocks of 3 bytes", 1, 3, { 3, 500, 40 }, { 1, 120, 3 }, { 1, 3, 1500 }, 0 },
+		{ "blocks of 8 bytes, dst + 4", 2, 3, { 4, 300, 70 }, { 1, 280, 4 },
+		  { 1, 4, 1200 }, 4 },
+		{ "blocks of 48, outer dim", 4, 4, { 12, 90, 33, 2 }, { 1, 396, 12, 90 * 396 },
+		  { 1, 12, 1080, 33 * 1080 }, 0 },
+		/* short rows without a block structure: batches of rows */
+		{ "rows of 32 padded", 2, 2, { 16, 3000 }, { 1, 20 }, { 1, 24 }, 0 },
+		{ "rows of 7, dst + 1", 1, 3, { 7, 1100, 3 }, { 1, 9, 9 * 1100 },
+		  { 1, 8, 8 * 1100 }, 1 },
+		/* scattered: each row in a run of its own, more than the TLB holds */
+		{ "rows of 32 a page apart", 1, 2, { 32, 700 }, { 1, 4100 }, { 1, 4096 }, 0 },
+	};
+	struct env e;
+	struct ring r;
+	unsigned c, k, scat, seq = 0, direct = 0, bybyte = 0;
+	char *log, *p;
+
+	/* the tilecopy_blocks trace tells which way each tile went */
+	env_up_args(&e, NULL, "-trace tilecopy_blocks", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct drm_tilecopy_desc d;
+		uint64_t se = 0, de = 0;
+
+		for (k = 0; k < cases[c].nd; k++) {
+			se += (cases[c].e[k] - 1) * cases[c].ss[k];
+			de += (cases[c].e[k] - 1) * cases[c].ds[k];
+		}
+		desc_copy(&d, cases[c].es, 0, cases[c].doff, cases[c].nd, cases[c].e,
+			  cases[c].ss, cases[c].ds);
+		for (scat = 0; scat < 2; scat++)
+			cross_one(&e, &r, d, (se + 1) * cases[c].es,
+				  (de + 1) * cases[c].es + cases[c].doff, scat, ++seq,
+				  cases[c].what);
+	}
+	log = qts_log(e.q);
+	for (p = log; (p = strstr(p, "tilecopy_blocks ")); p++) {
+		unsigned long long rows, cols, bs, straight;
+
+		if (sscanf(p, "tilecopy_blocks rows %llu cols %llu bsize %llu direct %llu",
+			   &rows, &cols, &bs, &straight) == 4) {
+			direct += straight != 0;
+			bybyte += straight == 0;
+		}
+	}
+	free(log);
+	ck_assert_msg(direct && bybyte, "%u tiles straight, %u block by block", direct, bybyte);
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * ND -> zN with an unmapped destination page: the engine goes by tiles of
+ * 64 rows (m) by the 32 column blocks, each written straight or, when a
+ * destination row of it is not mapped, block by block in the descriptor's
+ * order. It stops at the page's first byte: the tiles before (m < 128) are
+ * written, and so is the part of the faulting tile before the page.
+ */
+START_TEST(test_mmu_blocks_fault)
+{
+	/* M = 256, N = 512 f16: column blocks of 256 x 16 (8 KiB, 2 pages) */
+	uint32_t ext[4] = { 16, 16, 16, 32 };
+	uint64_t ss[4] = { 1, 512, 16 * 512, 16 }, ds[4] = { 1, 16, 256, 16 * 256 };
+	uint64_t src, dst, b, bytes = 256ull * 512 * 2;
+	struct drm_tilecopy_desc d;
+	struct env e;
+	struct ring r;
+	uint8_t *cs, *cd;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, bytes, TC_PTE_READ, NULL);
+	dst = env_buf(&e, bytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, bytes, 17);
+	va_fill_random(&e, dst, bytes, 18);
+	cs = malloc(bytes);
+	cd = malloc(bytes);
+	for (b = 0; b < bytes; b++) {
+		cs[b] = *va_host(&e, src + b);
+		cd[b] = *va_host(&e, dst + b);
+	}
+	desc_copy(&d, 2, 0, 0, 4, ext, ss, ds);
+	ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
+	d.src = src;
+	d.dst = dst;
+	mmu_unmap_page(&e.mmu, dst + 5 * TC_PAGE_SIZE);
+	tc_wr(&e.d, TC_REG_MMU_INVALIDATE_ALL, 1);
+	assert_fault(&e, run_job(&e, &r, &d, 1, 1), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 0,
+		     dst + 5 * TC_PAGE_SIZE, 1);
+	for (b = 0; b < 5 * TC_PAGE_SIZE; b++)
+		if (b % 8192 < 6144 || b >= 4 * TC_PAGE_SIZE)
+			ck_assert_msg(*va_host(&e, dst + b) == cd[b], "byte %llu not written",
+				      (unsigned long long)b);
+	free(cs);
+	free(cd);
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * A transposing copy whose destination has an unmapped page among its
+ * rows: the engine checks the tile's rows before writing it straight, so
+ * it writes the rows before that page row by row, then faults at the
+ * page's first byte (the first byte it could not write), as a row-by-row
+ * engine would. The rows after it are untouched.
+ */
+START_TEST(test_mmu_transpose_fault)
+{
+	const uint32_t m = 256, n = 64;		/* dst rows of 1 KiB, 4 a page */
+	uint32_t ext[2] = { m, n };
+	uint64_t ss[2] = { n, 1 }, ds[2] = { 1, m };
+	uint64_t src, dst, b, bytes = (uint64_t)m * n * 4;
+	struct drm_tilecopy_desc d[2];
+	struct env e;
+	struct ring r;
+	uint8_t *cs, *cd, *orig;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, bytes, TC_PTE_READ, NULL);
+	dst = env_buf(&e, bytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(&e, src, bytes, 7);
+	va_fill_random(&e, dst, bytes, 8);
+	cs = malloc(bytes);
+	cd = malloc(bytes);
+	orig = malloc(bytes);
+	for (b = 0; b < bytes; b++) {
+		cs[b] = *va_host(&e, src + b);
+		cd[b] = orig[b] = *va_host(&e, dst + b);
+	}
+	desc_copy(&d[1], 4, 0, 0, 2, ext, ss, ds);
+	ck_assert_int_eq(tc_exec_scalar(&d[1], 1, cs, cd), 0);
+	d[1].src = src;
+	d[1].dst = dst;
+	d[0] = d[1];
+	d[0].dst = env_buf(&e, bytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	mmu_unmap_page(&e.mmu, dst + 5 * TC_PAGE_SIZE);
+	tc_wr(&e.d, TC_REG_MMU_INVALIDATE_ALL, 1);
+	assert_fault(&e, run_job(&e, &r, d, 2, 1), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 1,
+		     dst + 5 * TC_PAGE_SIZE, 1);
+	for (b = 0; b < 5 * TC_PAGE_SIZE; b++)
+		ck_assert_msg(*va_host(&e, dst + b) == cd[b], "byte %llu not written",
+			      (unsigned long long)b);
+	for (b = 6 * TC_PAGE_SIZE; b < bytes; b++)
+		ck_assert_msg(*va_host(&e, dst + b) == orig[b], "byte %llu written",
+			      (unsigned long long)b);
+	free(cs);
+	free(cd);
+	free(orig);
+	env_down(&e);
+}
+END_TEST
+
 /* Malformed descriptors: the engine refuses (BAD_DESC) exactly what
  * tc_desc_check() refuses as malformed (-EINVAL / -EOVERFLOW). */
 START_TEST(test_cross_validation)
@@ -2207,12 +2604,15 @@ static Suite *device_suite(void)
 	ADD("/mmu/fault-unmapped", test_mmu_fault_unmapped);
 	ADD("/mmu/fault-perm", test_mmu_fault_perm);
 	ADD("/mmu/invalidate", test_mmu_invalidate);
+	ADD("/mmu/transpose-fault", test_mmu_transpose_fault);
+	ADD("/mmu/blocks-fault", test_mmu_blocks_fault);
 	ADD("/desc/bad", test_desc_bad);
 	ADD("/desc/op-disabled", test_desc_op_disabled);
 	ADD("/desc/fuzz", test_desc_fuzz);
 	ADD("/desc/table", test_desc_table);
 	ADD("/desc/via-mmu", test_desc_via_mmu);
 	ADD("/engine/stop-progress", test_stop_progress);
+	ADD("/engine/stop-long-row", test_stop_long_row);
 	ADD("/engine/reset-hang", test_reset_hang);
 	ADD("/inject/hang-queue-job-ns", test_hang_queue_job_ns);
 	ADD("/dma/not-ram", test_dma_not_ram);
@@ -2227,6 +2627,8 @@ static Suite *device_suite(void)
 	ADD("/irq/intx", test_intx);
 	ADD("/cross/cpu-executors", test_cross_cpu);
 	ADD("/cross/validation", test_cross_validation);
+	ADD("/cross/transposes", test_cross_transposes);
+	ADD("/cross/blocks", test_cross_blocks);
 	ADD("/stress/resets", test_stress_resets);
 #undef ADD
 	return s;

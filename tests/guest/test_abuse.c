@@ -4,10 +4,13 @@
  * documented errno (docs/uapi.md) while the engine keeps serving a second
  * process (a bystander that runs checked jobs meanwhile):
  *
- *   flood      one file submits until SUBMIT says -EBUSY: jobs in flight,
+ *   flood      one file submits until SUBMIT says -EBUSY: jobs in flight
+ *              (then WAIT for one, SUBMIT again: no -EBUSY),
  *              then descriptor memory (GET_PARAM MAX_FILE_JOBS,
  *              MAX_FILE_DESC_BYTES)
- *   work       a FILL of 2^64 one-byte writes: -E2BIG (MAX_JOB_ELEMS)
+ *   work       a FILL of 2^64 one-byte writes: -E2BIG (MAX_JOB_ELEMS); rows
+ *              longer than DRM_TILECOPY_MAX_ROW_ELEMS, merged ones too:
+ *              -E2BIG; forced resets under the longest rows do not wedge
  *   opens      100 files of one process, each with a BO and a job: all run
  *              (the engine's 64 MMU contexts go to files with jobs on it)
  *   ban        a file whose jobs hang the engine 3 times: its queued jobs are
@@ -15,6 +18,8 @@
  *   race       six threads on one file: GEM_CLOSE against BO_CREATE,
  *              BO_INFO and SUBMIT; only documented errnos, and the harness
  *              fails the run on any WARNING in dmesg
+ *   tdr        (tcase of its own) files banned with jobs queued while the
+ *              scheduler's timer fires on jobs the engine never got
  *
  * Needs hang-queue-mask (ban) and delay-ns-per-kb (a flood that the engine
  * cannot drain as fast as it comes); job_timeout_ms small keeps it short.
@@ -154,6 +159,28 @@ START_TEST(test_flood)
 	ck_assert_uint_ge(n, max_jobs);
 	fprintf(stderr, "test_flood: -EBUSY after %u jobs (limit %llu in flight)\n", n,
 		(unsigned long long)max_jobs);
+	/*
+	 * "WAIT for one of them, submit again": a job that WAIT saw finish no
+	 * longer counts, even if the kernel has not freed it yet (it once
+	 * counted until a worker freed it: EBUSY right after a WAIT).
+	 */
+	{
+		/* the jobs not waited for are the most that can count */
+		uint32_t w = 0;
+
+		while (n - w >= max_jobs)
+			ck_assert_uint_eq(tc_wait_status(fd, jobs[w++]), DRM_TILECOPY_STATUS_OK);
+		for (int i = 0; i < 64; i++) {
+			struct drm_tilecopy_desc d;
+
+			tc_desc_memcpy(&d, b.va, a.va, size);
+			tc_assert_ok(tc_submit(fd, &d, 1, bos, 2, 0, &jobs[n]));
+			n++;
+			ck_assert_uint_eq(tc_wait_status(fd, jobs[w++]), DRM_TILECOPY_STATUS_OK);
+		}
+		memmove(jobs, jobs + w, (n - w) * sizeof(*jobs));
+		n -= w;
+	}
 	bystander_progress(&by, "a flood of one queue");
 	for (uint32_t i = 0; i < n; i++)
 		ck_assert_uint_eq(tc_wait_status(fd, jobs[i]), DRM_TILECOPY_STATUS_OK);
@@ -263,8 +290,65 @@ START_TEST(test_work_bound)
 	tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job));
 	ck_assert_uint_eq(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_OK);
 	ck_assert_uint_eq(((uint8_t *)bo.map)[0], 0x5a);
+	/*
+	 * Rows: the engine stops for a reset between rows only. One row of
+	 * 2^32 - 1 one-byte writes (within the work bound) once took a minute
+	 * and wedged the device for everyone at the next reset.
+	 */
+	tc_desc_fill(&d, bo.va, 0x5a, 1, 1, (uint32_t[]){ 0xffffffffu }, (uint64_t[]){ 0 });
+	tc_assert_err(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job), E2BIG);
+	/* the engine merges [2^20, 4096] of stride 0 into that row too */
+	tc_desc_fill(&d, bo.va, 0x5a, 1, 2, (uint32_t[]){ 1u << 20, 4096 },
+		     (uint64_t[]){ 0, 0 });
+	tc_assert_err(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job), E2BIG);
+	{
+		/* strided rows have the bound too (here 2 MiB + 2 bytes long) */
+		struct tc_bo big;
+
+		tc_bo_new(fd, 4 << 20, 0, &big);
+		tc_desc_fill(&d, big.va, 0x5a, 1, 1, (uint32_t[]){ (1u << 20) + 1 },
+			     (uint64_t[]){ 2 });
+		tc_assert_err(tc_submit(fd, &d, 1, &big.handle, 1, 0, &job), E2BIG);
+		tc_bo_free(fd, &big);
+	}
+	/* the longest row runs */
+	tc_desc_fill(&d, bo.va, 0x5b, 1, 1, (uint32_t[]){ 1u << 20 }, (uint64_t[]){ 0 });
+	tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job));
+	ck_assert_uint_eq(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_OK);
+	ck_assert_uint_eq(((uint8_t *)bo.map)[0], 0x5b);
 	bystander_progress(&by, "work-bound refusals");
 	bystander_stop(&by);
+
+	/*
+	 * A reset while rows of the longest length run (4096 of them, not
+	 * merged: dimension 1 has stride 1) stops the engine: the device
+	 * comes back, whenever the reset lands.
+	 */
+	tc_bo_free(fd, &bo);
+	close(fd);
+	for (int i = 0; i < 3; i++) {
+		uint32_t st;
+
+		/* a file each: the job may time out (job_timeout_ms) and count */
+		fd = tc_open();
+		tc_bo_new(fd, 4096, 0, &bo);
+		tc_desc_fill(&d, bo.va, 0x5c, 1, 2, (uint32_t[]){ 1u << 20, 64 },
+			     (uint64_t[]){ 0, 1 });
+		tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, i, &job));
+		usleep(20000 * i);
+		tc_assert_ok(tc_force_reset(0));
+		ck_assert_int_eq(tc_sysfs_stat(0, "wedged"), 0);
+		st = tc_wait_status(fd, job);
+		ck_assert_msg(st == DRM_TILECOPY_STATUS_OK || st == DRM_TILECOPY_STATUS_RESET ||
+			      st == DRM_TILECOPY_STATUS_TIMEOUT, "status %u", st);
+		tc_bo_free(fd, &bo);
+		close(fd);
+	}
+	fd = tc_open();
+	tc_bo_new(fd, 4096, 0, &bo);
+	tc_desc_write64(&d, bo.va, 0x600d);
+	tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job));
+	ck_assert_uint_eq(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_OK);
 	tc_bo_free(fd, &bo);
 	close(fd);
 }
@@ -474,6 +558,71 @@ START_TEST(test_gem_close_race)
 }
 END_TEST
 
+/*
+ * The scheduler arms a queue's timer before run_job() gives the job to the
+ * engine, and run_job() refuses the jobs of a banned file (no hardware
+ * fence): with job_timeout_ms tiny (check-guest runs this case with 1 ms)
+ * the timer fires on such jobs. The timeout handler once dereferenced
+ * their NULL hardware fence (an oops, caught by the harness in dmesg).
+ * Files that get banned with many jobs queued, round after round.
+ */
+START_TEST(test_tdr_unstarted)
+{
+	enum { ROUNDS = 4, JOBS = 120 };
+
+	for (int r = 0; r < ROUNDS; r++) {
+		int fd = tc_open();
+		uint64_t jobs[3 + JOBS];
+		int n = 0, cnt[DRM_TILECOPY_STATUS_RESET + 1] = { 0 };
+		struct drm_tilecopy_desc d;
+		struct tc_bo bo;
+
+		tc_bo_new(fd, 4096, 0, &bo);
+		/* queue 3 hangs (hang-queue-mask=0x8): three hangs, a ban */
+		for (int i = 0; i < 3; i++) {
+			tc_desc_write64(&d, bo.va, i);
+			tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 3, &jobs[n++]));
+		}
+		for (int i = 0; i < JOBS; i++) {
+			int ret;
+
+			tc_desc_write64(&d, bo.va, 100 + i);
+			ret = tc_submit(fd, &d, 1, &bo.handle, 1, i % 2 ? 0 : 3, &jobs[n]);
+			ck_assert_msg(ret == 0 || ret == -ECANCELED || ret == -EBUSY,
+				      "SUBMIT: %d", ret);
+			if (!ret)
+				n++;
+		}
+		for (int i = 0; i < n; i++) {
+			uint32_t st = tc_wait_status(fd, jobs[i]);
+
+			ck_assert_uint_le(st, DRM_TILECOPY_STATUS_RESET);
+			cnt[st]++;
+		}
+		ck_assert_int_eq(cnt[DRM_TILECOPY_STATUS_OK] + cnt[DRM_TILECOPY_STATUS_TIMEOUT] +
+				 cnt[DRM_TILECOPY_STATUS_CANCELLED] +
+				 cnt[DRM_TILECOPY_STATUS_RESET], n);
+		ck_assert_int_ge(cnt[DRM_TILECOPY_STATUS_TIMEOUT], 1);
+		tc_bo_free(fd, &bo);
+		close(fd);
+	}
+	/* the device still serves a fresh file */
+	{
+		int fd = tc_open();
+		struct drm_tilecopy_desc d;
+		struct tc_bo bo;
+		uint64_t job;
+
+		tc_bo_new(fd, 4096, 0, &bo);
+		tc_desc_write64(&d, bo.va, 0x1234);
+		tc_assert_ok(tc_submit(fd, &d, 1, &bo.handle, 1, 0, &job));
+		ck_assert_uint_le(tc_wait_status(fd, job), DRM_TILECOPY_STATUS_RESET);
+		tc_bo_free(fd, &bo);
+		close(fd);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("abuse");
@@ -490,6 +639,11 @@ int main(void)
 	tcase_add_test(tc, test_many_opens);
 	tcase_add_test(tc, test_ban);
 	tcase_add_test(tc, test_gem_close_race);
+	tcase_set_timeout(tc, 300);
+	suite_add_tcase(s, tc);
+	/* check-guest also runs this one alone, with job_timeout_ms=1 */
+	tc = tcase_create("tdr");
+	tcase_add_test(tc, test_tdr_unstarted);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return tc_run_suite(s);

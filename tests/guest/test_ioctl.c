@@ -631,6 +631,23 @@ START_TEST(test_submit_bad_handles)
 		s.in_syncobjs = (uintptr_t)&in;
 		s.in_syncobj_count = 1;
 		tc_assert_err(tc_submit_args(f.fd, &s), ENOENT);
+		/* a syncobj without a fence (docs/uapi.md, SUBMIT step 8) */
+		tc_assert_ok(drmSyncobjCreate(f.fd, 0, &in));
+		tc_assert_err(tc_submit_args(f.fd, &s), EINVAL);
+		drmSyncobjDestroy(f.fd, in);
+	}
+	{
+		/* the documented order: BO handles (step 5) before descriptors (6) */
+		struct drm_tilecopy_desc bad = *(struct drm_tilecopy_desc *)(uintptr_t)f.s.descs;
+		uint32_t h[1] = { 0x7fffffff };
+
+		bad.op = 99;
+		s = f.s;
+		s.descs = (uintptr_t)&bad;
+		s.desc_count = 1;
+		s.bo_handles = (uintptr_t)h;
+		s.bo_count = 1;
+		tc_assert_err(tc_submit_args(f.fd, &s), ENOENT);
 	}
 	fixture_ok(&f);
 	tc_bo_free(fd2, &other);
@@ -830,6 +847,20 @@ START_TEST(test_wait_timeout)
 	tc_assert_err(tc_ioctl(fd, DRM_IOCTL_TILECOPY_WAIT, &w), ETIMEDOUT);
 	ck_assert_uint_eq(w.status, DRM_TILECOPY_STATUS_PENDING);
 	ck_assert_int_lt(tc_now_ns() - t0, 100000000);
+	/*
+	 * Negative deadlines are in the past too (timeout_ns is signed): one
+	 * check, then -ETIMEDOUT. The driver once compared them unsigned and
+	 * spun in the kernel until the job finished, then reported it done.
+	 */
+	for (int i = 0; i < 3; i++) {
+		static const int64_t past[] = { -1, INT64_MIN, -1000000000ll };
+
+		memset(&w, 0, sizeof(w));
+		w.job_id = job;
+		w.timeout_ns = past[i];
+		tc_assert_err(tc_ioctl(fd, DRM_IOCTL_TILECOPY_WAIT, &w), ETIMEDOUT);
+		ck_assert_uint_eq(w.status, DRM_TILECOPY_STATUS_PENDING);
+	}
 	/*
 	 * 30 ms from now: returns after the deadline, not much later. The uAPI
 	 * says -ETIMEDOUT means the absolute deadline passed; a wait computed

@@ -50,6 +50,10 @@ step "resets: forced, victim" "${run[@]}" --device-props delay-ns-per-kb=300000 
 # file banned after 3 hangs, GEM_CLOSE racing the other ioctls
 step "resets: hangs; abuse" "${run[@]}" --device-props hang-queue-mask=0x8,delay-ns-per-kb=1171875 \
 	--module-args job_timeout_ms=250 --timeout 900 -- bash -c "$T/test_reset && $T/test_abuse"
+# the scheduler's timer at one jiffy (job_timeout_ms=1) firing on jobs
+# run_job() refused (banned files) or has not yet given to the engine
+step "timeouts on unstarted jobs" "${run[@]}" --device-props hang-queue-mask=0x8,delay-ns-per-kb=50000 \
+	--module-args job_timeout_ms=1 --timeout 600 -- env CK_RUN_CASE=tdr "$T/test_abuse"
 # a reset that never completes wedges the device, unbind/bind recovers it;
 # then unbind under an open file with jobs, mmaps and a dma-buf
 step "wedge, unplug in use" "${run[@]}" --device-props reset-hang-on=2,delay-ns-per-kb=200000 \

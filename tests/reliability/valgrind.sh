@@ -46,7 +46,7 @@ done
 # The CLI tests, with every tilecopy invocation under valgrind.
 cat >"$out/tilecopy" <<WRAP
 #!/bin/bash
-exec ${VG[*]} --log-file=$out/logs/cli.%p.log $(pwd)/$B/bin/tilecopy "\$@"
+exec ${VG[*]} --log-file=$(pwd)/$out/logs/cli.%p.log $(pwd)/$B/bin/tilecopy "\$@"
 WRAP
 chmod +x "$out/tilecopy"
 echo "--- valgrind CLI tests"

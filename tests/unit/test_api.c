@@ -359,6 +359,11 @@ START_TEST(test_plan_desc)
 		 "descriptors");
 	one.struct_size = 4;
 	TC_FAILS(tilecopy_plan_desc(p, 0, &one), TILECOPY_ERR_INVALID_ARG, "struct_size 4");
+	/* an unset struct_size is refused, never zeroed over the caller's memory */
+	one.struct_size = 1u << 20;
+	TC_FAILS(tilecopy_plan_desc(p, 0, &one), TILECOPY_ERR_INVALID_ARG, "not set?");
+	one.struct_size = 0xffffffffu;
+	TC_FAILS(tilecopy_plan_desc(p, 0, &one), TILECOPY_ERR_INVALID_ARG, "not set?");
 	NUL_FAILS(tilecopy_plan_desc(p, 0, NULL));
 	NUL_FAILS(tilecopy_plan_desc(NULL, 0, &one));
 	NUL_FAILS(tilecopy_plan_desc_format(NULL, 0, a, sizeof(a)));

@@ -31,6 +31,8 @@ START_TEST(test_device_null)
 	NUL_FAILS(tilecopy_device_info_get(-1, &info));
 	info.struct_size = 4;
 	NUL_FAILS(tilecopy_device_info_get(0, &info));
+	info.struct_size = 1u << 20;
+	NUL_FAILS(tilecopy_device_info_get(0, &info));
 	NUL_FAILS(tilecopy_device_open(NULL, "auto"));
 	tilecopy_device_close(NULL);
 	NUL_FAILS(tilecopy_device_query(NULL, &info));

@@ -54,6 +54,22 @@ extern "C" {
 #define DRM_TILECOPY_MAX_JOB_ELEMS	(1ull << 32)
 
 /**
+ * DRM_TILECOPY_MAX_ROW_ELEMS - the longest row of one descriptor, in
+ * elements. The engine stops (for a reset) between rows, not inside one,
+ * so a row must be short. A row is dimension 0 after the engine drops the
+ * dimensions of extent 1 and merges each dimension that continues the one
+ * before (its stride equals the stride times extent of the one before, on
+ * both sides): a stride-0 FILL of extents [2^20, 4096] is one row of 2^32
+ * elements. A row contiguous on each side (stride 1) may instead hold up to
+ * DRM_TILECOPY_MAX_ROW_BYTES bytes; a COPY that transposes (stride 1 on
+ * each side in different dimensions) goes tile by tile and has no row
+ * limit. SUBMIT fails with -E2BIG beyond them.
+ */
+#define DRM_TILECOPY_MAX_ROW_ELEMS	(1ull << 20)
+/** DRM_TILECOPY_MAX_ROW_BYTES - the longest contiguous row, in bytes. */
+#define DRM_TILECOPY_MAX_ROW_BYTES	(1ull << 26)
+
+/**
  * enum drm_tilecopy_op - what a descriptor does.
  * @DRM_TILECOPY_OP_COPY: N-D strided copy, element by element, from @src to
  *	@dst. A source stride may be 0 (broadcast).
@@ -127,7 +143,9 @@ struct drm_tilecopy_desc {
  *	It counts towards its file's ban (DRM_TILECOPY_PARAM_BAN_HANGS).
  *	Its destination is undefined.
  * @DRM_TILECOPY_STATUS_CANCELLED: the job was dropped before it ran: its
- *	file was closed or banned, the device removed or wedged.
+ *	file was closed or banned, the device removed or wedged. Never a job
+ *	that may have run: after a reset that did not complete, those are
+ *	DRM_TILECOPY_STATUS_RESET.
  * @DRM_TILECOPY_STATUS_NO_FIRMWARE: the engine has no running firmware.
  * @DRM_TILECOPY_STATUS_PENDING: the job has not finished (WAIT timed out).
  * @DRM_TILECOPY_STATUS_RESET: the engine was reset (another job hung, or a

@@ -1,0 +1,1020 @@
+/*
+ * tilecopy: the tile transposes of the engine model.
+ *
+ * The engine's transposing copy (docs/hardware.md, 5.3) gathers a tile of
+ * source rows, transposes it and writes destination rows. On the host that
+ * runs the model, the time goes into memory traffic, so the transposes are
+ * SIMD blocks and the destination is written with streaming stores in
+ * whole cache lines, as a DMA engine's writes would be: no read for
+ * ownership of the destination lines, no eviction of the source.
+ *
+ * Two forms: into the tile buffer (any shape, any element size), and
+ * straight from the source rows into the destination rows when every
+ * destination row of the tile is mapped. The second saves a pass through
+ * the buffer; tilecopy.c picks it when it can and the results are the same.
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ *
+ * SPDX-License-Identifier: MIT
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/units.h"
+#include "qemu/host-utils.h"
+#include "tilecopy-transpose.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define TILECOPY_X86 1
+#endif
+
+/* ---- into the tile buffer ----------------------------------------------- */
+
+#ifdef TILECOPY_X86
+/*
+ * 8x8 blocks of 32-bit elements with AVX2 (half the instructions of the
+ * SSE2 4x4 blocks); used when the host has AVX2. Returns the rows done.
+ */
+__attribute__((target("avx2")))
+static size_t tilecopy_transpose32_avx2(uint32_t *out,
+                                        const uint8_t *const *row,
+                                        size_t rows, size_t cols,
+                                        size_t ostride);
+#endif
+
+static bool tilecopy_has_avx2(void)
+{
+#ifdef TILECOPY_X86
+    static int avx2 = -1;
+
+    if (avx2 < 0) {
+        avx2 = __builtin_cpu_supports("avx2");
+    }
+    return avx2;
+#else
+    return false;
+#endif
+}
+
+void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
+                        size_t rows, size_t cols, size_t ostride, unsigned es)
+{
+    size_t r = 0, c, r0;
+
+#ifdef TILECOPY_X86
+    if (es == 4 && tilecopy_has_avx2()) {
+        r = tilecopy_transpose32_avx2((uint32_t *)out, row, rows, cols,
+                                       ostride);
+    }
+    if (es == 4) {
+        uint32_t *o32 = (uint32_t *)out;
+
+        for (; r + 4 <= rows; r += 4) {
+            const uint32_t *i0 = (const uint32_t *)row[r];
+            const uint32_t *i1 = (const uint32_t *)row[r + 1];
+            const uint32_t *i2 = (const uint32_t *)row[r + 2];
+            const uint32_t *i3 = (const uint32_t *)row[r + 3];
+
+            for (c = 0; c + 4 <= cols; c += 4) {
+                __m128i a, b, d, e, t0, t1, t2, t3;
+
+                a = _mm_loadu_si128((const __m128i *)(i0 + c));
+                b = _mm_loadu_si128((const __m128i *)(i1 + c));
+                d = _mm_loadu_si128((const __m128i *)(i2 + c));
+                e = _mm_loadu_si128((const __m128i *)(i3 + c));
+                t0 = _mm_unpacklo_epi32(a, b);
+                t1 = _mm_unpacklo_epi32(d, e);
+                t2 = _mm_unpackhi_epi32(a, b);
+                t3 = _mm_unpackhi_epi32(d, e);
+
+                _mm_storeu_si128((__m128i *)(o32 + (c + 0) * ostride + r),
+                                 _mm_unpacklo_epi64(t0, t1));
+                _mm_storeu_si128((__m128i *)(o32 + (c + 1) * ostride + r),
+                                 _mm_unpackhi_epi64(t0, t1));
+                _mm_storeu_si128((__m128i *)(o32 + (c + 2) * ostride + r),
+                                 _mm_unpacklo_epi64(t2, t3));
+                _mm_storeu_si128((__m128i *)(o32 + (c + 3) * ostride + r),
+                                 _mm_unpackhi_epi64(t2, t3));
+            }
+            for (; c < cols; c++) {
+                for (r0 = r; r0 < r + 4; r0++) {
+                    o32[c * ostride + r0] = ((const uint32_t *)row[r0])[c];
+                }
+            }
+        }
+    }
+#endif
+    /* The rest (and every other size): blocks of 8 rows for locality. */
+    for (; r < rows; r += 8) {
+        size_t rn = MIN(rows, r + 8);
+
+#define TILECOPY_T(type)                                                \
+        do {                                                            \
+            type *ot = (type *)out;                                     \
+            for (c = 0; c < cols; c++) {                                \
+                for (r0 = r; r0 < rn; r0++) {                           \
+                    ot[c * ostride + r0] = ((const type *)row[r0])[c];  \
+                }                                                       \
+            }                                                           \
+        } while (0)
+        switch (es) {
+        case 1:
+            TILECOPY_T(uint8_t);
+            break;
+        case 2:
+            TILECOPY_T(uint16_t);
+            break;
+        case 4:
+            TILECOPY_T(uint32_t);
+            break;
+        default:
+            TILECOPY_T(uint64_t);
+            break;
+        }
+#undef TILECOPY_T
+    }
+}
+
+/* ---- SIMD blocks -------------------------------------------------------- */
+
+#ifdef TILECOPY_X86
+/* Columns 0..7 of the 8 rows in[0..7] of 32-bit elements into o[0..7]. */
+__attribute__((target("avx2"), always_inline))
+static inline void tilecopy_t32x8(const uint8_t *const *in, size_t off,
+                                  __m256i *o)
+{
+    __m256i a0 = _mm256_loadu_si256((const __m256i *)(in[0] + off));
+    __m256i a1 = _mm256_loadu_si256((const __m256i *)(in[1] + off));
+    __m256i a2 = _mm256_loadu_si256((const __m256i *)(in[2] + off));
+    __m256i a3 = _mm256_loadu_si256((const __m256i *)(in[3] + off));
+    __m256i a4 = _mm256_loadu_si256((const __m256i *)(in[4] + off));
+    __m256i a5 = _mm256_loadu_si256((const __m256i *)(in[5] + off));
+    __m256i a6 = _mm256_loadu_si256((const __m256i *)(in[6] + off));
+    __m256i a7 = _mm256_loadu_si256((const __m256i *)(in[7] + off));
+    __m256i b0 = _mm256_unpacklo_epi32(a0, a1);
+    __m256i b1 = _mm256_unpackhi_epi32(a0, a1);
+    __m256i b2 = _mm256_unpacklo_epi32(a2, a3);
+    __m256i b3 = _mm256_unpackhi_epi32(a2, a3);
+    __m256i b4 = _mm256_unpacklo_epi32(a4, a5);
+    __m256i b5 = _mm256_unpackhi_epi32(a4, a5);
+    __m256i b6 = _mm256_unpacklo_epi32(a6, a7);
+    __m256i b7 = _mm256_unpackhi_epi32(a6, a7);
+    __m256i c0 = _mm256_unpacklo_epi64(b0, b2);
+    __m256i c1 = _mm256_unpackhi_epi64(b0, b2);
+    __m256i c2 = _mm256_unpacklo_epi64(b1, b3);
+    __m256i c3 = _mm256_unpackhi_epi64(b1, b3);
+    __m256i c4 = _mm256_unpacklo_epi64(b4, b6);
+    __m256i c5 = _mm256_unpackhi_epi64(b4, b6);
+    __m256i c6 = _mm256_unpacklo_epi64(b5, b7);
+    __m256i c7 = _mm256_unpackhi_epi64(b5, b7);
+
+    o[0] = _mm256_permute2x128_si256(c0, c4, 0x20);
+    o[1] = _mm256_permute2x128_si256(c1, c5, 0x20);
+    o[2] = _mm256_permute2x128_si256(c2, c6, 0x20);
+    o[3] = _mm256_permute2x128_si256(c3, c7, 0x20);
+    o[4] = _mm256_permute2x128_si256(c0, c4, 0x31);
+    o[5] = _mm256_permute2x128_si256(c1, c5, 0x31);
+    o[6] = _mm256_permute2x128_si256(c2, c6, 0x31);
+    o[7] = _mm256_permute2x128_si256(c3, c7, 0x31);
+}
+
+__attribute__((target("avx2")))
+static size_t tilecopy_transpose32_avx2(uint32_t *out,
+                                        const uint8_t *const *row,
+                                        size_t rows, size_t cols,
+                                        size_t ostride)
+{
+    size_t r, c, k;
+
+    for (r = 0; r + 8 <= rows; r += 8) {
+        const uint32_t *in[8];
+        __m256i o[8];
+
+        for (k = 0; k < 8; k++) {
+            in[k] = (const uint32_t *)row[r + k];
+        }
+        for (c = 0; c + 8 <= cols; c += 8) {
+            tilecopy_t32x8(row + r, c * 4, o);
+            for (k = 0; k < 8; k++) {
+                _mm256_storeu_si256((__m256i *)(out + (c + k) * ostride + r),
+                                    o[k]);
+            }
+        }
+        for (; c < cols; c++) {
+            for (k = 0; k < 8; k++) {
+                out[c * ostride + r + k] = in[k][c];
+            }
+        }
+    }
+    return r;
+}
+
+/*
+ * The direct blocks: R source rows (in[0..R-1], each at the block's first
+ * column) by K columns, where R elements are one 64-byte line of a
+ * destination row: each of the K destination rows drow[0..K-1] gets one
+ * whole, aligned line at byte @off, in consecutive streaming stores. (Lines
+ * left half written while others are streamed would leave the write-
+ * combining buffers in parts: a read-modify-write in memory each.)
+ */
+
+/* 64-bit elements: column 0..3 of 4 rows. */
+__attribute__((target("avx2"), always_inline))
+static inline void tilecopy_t64x4(const uint8_t *const *in, __m256i *o)
+{
+    __m256i a0 = _mm256_loadu_si256((const __m256i *)in[0]);
+    __m256i a1 = _mm256_loadu_si256((const __m256i *)in[1]);
+    __m256i a2 = _mm256_loadu_si256((const __m256i *)in[2]);
+    __m256i a3 = _mm256_loadu_si256((const __m256i *)in[3]);
+    __m256i t0 = _mm256_unpacklo_epi64(a0, a1);
+    __m256i t1 = _mm256_unpackhi_epi64(a0, a1);
+    __m256i t2 = _mm256_unpacklo_epi64(a2, a3);
+    __m256i t3 = _mm256_unpackhi_epi64(a2, a3);
+
+    o[0] = _mm256_permute2x128_si256(t0, t2, 0x20);
+    o[1] = _mm256_permute2x128_si256(t1, t3, 0x20);
+    o[2] = _mm256_permute2x128_si256(t0, t2, 0x31);
+    o[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
+}
+
+/* 64-bit elements, AVX2: 8 rows x 4 columns, two 4x4 transposes. */
+__attribute__((target("avx2")))
+static void tilecopy_block64_avx2(uint8_t *const *drow, size_t off,
+                                  const uint8_t *const *in)
+{
+    __m256i lo[4], hi[4];
+    unsigned k;
+
+    tilecopy_t64x4(in, lo);
+    tilecopy_t64x4(in + 4, hi);
+    for (k = 0; k < 4; k++) {
+        __m256i *o = (__m256i *)(drow[k] + off);
+
+        _mm256_stream_si256(o, lo[k]);
+        _mm256_stream_si256(o + 1, hi[k]);
+    }
+}
+
+/* 32-bit elements, AVX2: 16 rows x 8 columns, two 8x8 transposes. */
+__attribute__((target("avx2")))
+static void tilecopy_block32_avx2(uint8_t *const *drow, size_t off,
+                                  const uint8_t *const *in)
+{
+    __m256i lo[8], hi[8];
+    unsigned k;
+
+    tilecopy_t32x8(in, 0, lo);
+    tilecopy_t32x8(in + 8, 0, hi);
+    for (k = 0; k < 8; k++) {
+        __m256i *o = (__m256i *)(drow[k] + off);
+
+        _mm256_stream_si256(o, lo[k]);
+        _mm256_stream_si256(o + 1, hi[k]);
+    }
+}
+
+/* Two 16-byte loads, @lo into the low lane and @hi into the high one. */
+__attribute__((target("avx2"), always_inline))
+static inline __m256i tilecopy_load2(const uint8_t *lo, const uint8_t *hi)
+{
+    __m128i l = _mm_loadu_si128((const __m128i *)lo);
+
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(l),
+                                   _mm_loadu_si128((const __m128i *)hi), 1);
+}
+
+/*
+ * 16-bit elements: columns 0..7 of rows in[0..15] into o[0..7] (32 bytes
+ * each), an 8x8 transpose in each lane (rows 0-7 low, 8-15 high) in three
+ * rounds of unpacks (16-, 32-, 64-bit).
+ */
+__attribute__((target("avx2"), always_inline))
+static inline void tilecopy_t16x16(const uint8_t *const *in, __m256i *o)
+{
+    __m256i a[8], b[8], d[8];
+    unsigned k;
+
+    for (k = 0; k < 8; k++) {
+        a[k] = tilecopy_load2(in[k], in[8 + k]);
+    }
+    for (k = 0; k < 8; k += 2) {
+        b[k] = _mm256_unpacklo_epi16(a[k], a[k + 1]);       /* cols 0-3 */
+        b[k + 1] = _mm256_unpackhi_epi16(a[k], a[k + 1]);   /* cols 4-7 */
+    }
+    /*
+     * d[0], d[1]: cols 0-1, 2-3 of rows 0-3; d[2], d[3]: of rows 4-7;
+     * d[4..7]: the same for cols 4-7
+     */
+    for (k = 0; k < 8; k += 4) {
+        d[k / 2] = _mm256_unpacklo_epi32(b[k], b[k + 2]);
+        d[k / 2 + 1] = _mm256_unpackhi_epi32(b[k], b[k + 2]);
+        d[k / 2 + 4] = _mm256_unpacklo_epi32(b[k + 1], b[k + 3]);
+        d[k / 2 + 5] = _mm256_unpackhi_epi32(b[k + 1], b[k + 3]);
+    }
+    for (k = 0; k < 4; k++) {
+        __m256i lo = d[(k & 1) + (k >> 1) * 4];
+        __m256i hi = d[(k & 1) + (k >> 1) * 4 + 2];
+
+        o[2 * k] = _mm256_unpacklo_epi64(lo, hi);
+        o[2 * k + 1] = _mm256_unpackhi_epi64(lo, hi);
+    }
+}
+
+/* 16-bit elements, AVX2: 32 rows x 8 columns. */
+__attribute__((target("avx2")))
+static void tilecopy_block16_avx2(uint8_t *const *drow, size_t off,
+                                  const uint8_t *const *in)
+{
+    __m256i lo[8], hi[8];
+    unsigned k;
+
+    tilecopy_t16x16(in, lo);
+    tilecopy_t16x16(in + 16, hi);
+    for (k = 0; k < 8; k++) {
+        __m256i *o = (__m256i *)(drow[k] + off);
+
+        _mm256_stream_si256(o, lo[k]);
+        _mm256_stream_si256(o + 1, hi[k]);
+    }
+}
+
+/*
+ * 8-bit elements: columns 0..15 of rows in[0..31] into o[0..15] (32 bytes
+ * each), a 16x16 transpose in each lane (rows 0-15 low, 16-31 high) in
+ * four rounds of unpacks (8-, 16-, 32-, 64-bit).
+ */
+__attribute__((target("avx2"), always_inline))
+static inline void tilecopy_t8x32(const uint8_t *const *in, __m256i *o)
+{
+    __m256i a[16], b[16];
+    unsigned k, g, t;
+
+    for (k = 0; k < 16; k++) {
+        a[k] = tilecopy_load2(in[k], in[16 + k]);
+    }
+    /* b[2i]: cols 0-7 of rows 2i, 2i+1; b[2i+1]: cols 8-15 */
+    for (k = 0; k < 16; k += 2) {
+        b[k] = _mm256_unpacklo_epi8(a[k], a[k + 1]);
+        b[k + 1] = _mm256_unpackhi_epi8(a[k], a[k + 1]);
+    }
+    /* a[4g + t]: cols 4t..4t+3 of rows 4g..4g+3 */
+    for (g = 0; g < 4; g++) {
+        a[4 * g] = _mm256_unpacklo_epi16(b[4 * g], b[4 * g + 2]);
+        a[4 * g + 1] = _mm256_unpackhi_epi16(b[4 * g], b[4 * g + 2]);
+        a[4 * g + 2] = _mm256_unpacklo_epi16(b[4 * g + 1], b[4 * g + 3]);
+        a[4 * g + 3] = _mm256_unpackhi_epi16(b[4 * g + 1], b[4 * g + 3]);
+    }
+    /* b[8h + 2t], b[8h + 2t + 1]: cols 4t, 4t+1 / 4t+2, 4t+3 of rows 8h.. */
+    for (g = 0; g < 16; g += 8) {
+        for (t = 0; t < 4; t++) {
+            b[g + 2 * t] = _mm256_unpacklo_epi32(a[g + t], a[g + 4 + t]);
+            b[g + 2 * t + 1] = _mm256_unpackhi_epi32(a[g + t], a[g + 4 + t]);
+        }
+    }
+    /* b[j] holds cols 2j, 2j+1 of rows 0-7, b[8 + j] of rows 8-15 */
+    for (k = 0; k < 8; k++) {
+        o[2 * k] = _mm256_unpacklo_epi64(b[k], b[8 + k]);
+        o[2 * k + 1] = _mm256_unpackhi_epi64(b[k], b[8 + k]);
+    }
+}
+
+/* 8-bit elements, AVX2: 64 rows x 16 columns. */
+__attribute__((target("avx2")))
+static void tilecopy_block8_avx2(uint8_t *const *drow, size_t off,
+                                 const uint8_t *const *in)
+{
+    __m256i lo[16], hi[16];
+    unsigned k;
+
+    tilecopy_t8x32(in, lo);
+    tilecopy_t8x32(in + 32, hi);
+    for (k = 0; k < 16; k++) {
+        __m256i *o = (__m256i *)(drow[k] + off);
+
+        _mm256_stream_si256(o, lo[k]);
+        _mm256_stream_si256(o + 1, hi[k]);
+    }
+}
+
+/* Stream @count lines of four 16-byte parts, each line's stores together. */
+static void tilecopy_stream_lines(uint8_t *const *drow, size_t off,
+                                  __m128i (*line)[4], unsigned count)
+{
+    unsigned k, x;
+
+    for (k = 0; k < count; k++) {
+        __m128i *o = (__m128i *)(drow[k] + off);
+
+        for (x = 0; x < 4; x++) {
+            _mm_stream_si128(o + x, line[k][x]);
+        }
+    }
+}
+
+/* 64-bit elements, SSE2: 8 rows x 2 columns, four 2x2 transposes. */
+static void tilecopy_block64_sse2(uint8_t *const *drow, size_t off,
+                                  const uint8_t *const *in)
+{
+    __m128i line[2][4];
+    unsigned k;
+
+    for (k = 0; k < 4; k++) {
+        __m128i a = _mm_loadu_si128((const __m128i *)in[2 * k]);
+        __m128i b = _mm_loadu_si128((const __m128i *)in[2 * k + 1]);
+
+        line[0][k] = _mm_unpacklo_epi64(a, b);
+        line[1][k] = _mm_unpackhi_epi64(a, b);
+    }
+    tilecopy_stream_lines(drow, off, line, 2);
+}
+
+/* 32-bit elements, SSE2: 16 rows x 4 columns, four 4x4 transposes. */
+static void tilecopy_block32_sse2(uint8_t *const *drow, size_t off,
+                                  const uint8_t *const *in)
+{
+    __m128i line[4][4];
+    unsigned k;
+
+    for (k = 0; k < 4; k++) {
+        __m128i a = _mm_loadu_si128((const __m128i *)in[4 * k]);
+        __m128i b = _mm_loadu_si128((const __m128i *)in[4 * k + 1]);
+        __m128i d = _mm_loadu_si128((const __m128i *)in[4 * k + 2]);
+        __m128i e = _mm_loadu_si128((const __m128i *)in[4 * k + 3]);
+        __m128i t0 = _mm_unpacklo_epi32(a, b);
+        __m128i t1 = _mm_unpacklo_epi32(d, e);
+        __m128i t2 = _mm_unpackhi_epi32(a, b);
+        __m128i t3 = _mm_unpackhi_epi32(d, e);
+
+        line[0][k] = _mm_unpacklo_epi64(t0, t1);
+        line[1][k] = _mm_unpackhi_epi64(t0, t1);
+        line[2][k] = _mm_unpacklo_epi64(t2, t3);
+        line[3][k] = _mm_unpackhi_epi64(t2, t3);
+    }
+    tilecopy_stream_lines(drow, off, line, 4);
+}
+
+#endif /* TILECOPY_X86 */
+
+/* ---- straight to the destination ---------------------------------------- */
+
+typedef void TilecopyBlockFn(uint8_t *const *drow, size_t off,
+                             const uint8_t *const *in);
+
+/* A block kernel: @rows x @cols elements, @rows * es = one 64-byte line. */
+typedef struct TilecopyKernel {
+    size_t rows, cols;
+    TilecopyBlockFn *fn;
+} TilecopyKernel;
+
+static const TilecopyKernel *tilecopy_kernel(unsigned es)
+{
+#ifdef TILECOPY_X86
+    /* 8- and 16-bit elements take the buffer's path without AVX2 */
+    static const TilecopyKernel sse2[] = {
+        { 0, 0, NULL },
+        { 0, 0, NULL },
+        { 16, 4, tilecopy_block32_sse2 },
+        { 8, 2, tilecopy_block64_sse2 },
+    };
+    static const TilecopyKernel avx2[] = {
+        { 64, 16, tilecopy_block8_avx2 },
+        { 32, 8, tilecopy_block16_avx2 },
+        { 16, 8, tilecopy_block32_avx2 },
+        { 8, 4, tilecopy_block64_avx2 },
+    };
+    const TilecopyKernel *k;
+
+    switch (es) {
+    case 1:
+    case 2:
+    case 4:
+    case 8:
+        k = &(tilecopy_has_avx2() ? avx2 : sse2)[ctz32(es)];
+        return k->fn ? k : NULL;
+    }
+#endif
+    return NULL;
+}
+
+size_t tilecopy_direct_min_cols(unsigned es)
+{
+    const TilecopyKernel *k = tilecopy_kernel(es);
+
+    return k ? k->cols : 0;
+}
+
+/* The parts of the tile the blocks leave: element by element. */
+static void tilecopy_direct_scalar(uint8_t *const *drow,
+                                   const uint8_t *const *row, size_t r0,
+                                   size_t r1, size_t c0, size_t c1,
+                                   unsigned es)
+{
+    size_t r, c;
+
+#define TILECOPY_D(type)                                                \
+    do {                                                                \
+        for (c = c0; c < c1; c++) {                                     \
+            type *o = (type *)drow[c];                                  \
+            for (r = r0; r < r1; r++) {                                 \
+                o[r] = ((const type *)row[r])[c];                       \
+            }                                                           \
+        }                                                               \
+    } while (0)
+    switch (es) {
+    case 1:
+        TILECOPY_D(uint8_t);
+        break;
+    case 2:
+        TILECOPY_D(uint16_t);
+        break;
+    case 4:
+        TILECOPY_D(uint32_t);
+        break;
+    default:
+        TILECOPY_D(uint64_t);
+        break;
+    }
+#undef TILECOPY_D
+}
+
+/*
+ * Writing whole aligned lines: the first @head elements of every
+ * destination row (up to a 64-byte boundary) go element by element, which
+ * needs every row equally aligned.
+ */
+static bool tilecopy_head(uint8_t *const *drow, size_t cols, unsigned es,
+                          size_t *head)
+{
+    uintptr_t mis = (uintptr_t)drow[0] & 63;
+    size_t c;
+
+    if (mis % es) {
+        return false;
+    }
+    for (c = 1; c < cols; c++) {
+        if (((uintptr_t)drow[c] & 63) != mis) {
+            return false;
+        }
+    }
+    *head = ((64 - mis) & 63) / es;
+    return true;
+}
+
+/* ---- few rows or few columns: byte shuffles ------------------------------ */
+
+/*
+ * A tile of fewer rows than a block (C = 3 channels of an image into NHWC)
+ * or fewer columns (NHWC with C = 3 into planes) is an interleave or a
+ * de-interleave of a few streams. Each is a fixed byte permutation of a
+ * group of k 16-byte chunks into k 16-byte chunks: output chunk o is the
+ * OR of pshufb(input chunk i, mask[o][i]) over the inputs that feed it.
+ */
+#define TC_SHUF_MAX     TILECOPY_FEW_MAX
+
+typedef struct TilecopyShuffle {
+    unsigned mode, k, es;           /* the key; mode 0 interleaves */
+    uint8_t mask[TC_SHUF_MAX][TC_SHUF_MAX][16];
+} TilecopyShuffle;
+
+/*
+ * The program for @k rows (mode 0: output byte j of a group of 16 / es
+ * columns is byte j of the interleaved rows) or @k columns (mode 1: chunk o
+ * is column o of 16 / es rows of k elements); one per thread, kept while
+ * the key stays the same (the tiles of a descriptor).
+ */
+static const TilecopyShuffle *tilecopy_shuffle(unsigned mode, unsigned k,
+                                               unsigned es)
+{
+    static __thread TilecopyShuffle sh;
+    unsigned o, t, i, byte;
+
+    if (sh.k == k && sh.es == es && sh.mode == mode) {
+        return &sh;
+    }
+    memset(&sh, 0, sizeof(sh));
+    memset(sh.mask, 0x80, sizeof(sh.mask));     /* 0x80: pshufb writes 0 */
+    for (o = 0; o < k; o++) {
+        for (t = 0; t < 16; t++) {
+            if (mode == 0) {
+                unsigned e = (o * 16 + t) / es;
+
+                i = e % k;                              /* source row */
+                byte = (e / k) * es + t % es;
+            } else {
+                unsigned off = ((t / es) * k + o) * es + t % es;
+
+                i = off / 16;
+                byte = off % 16;
+            }
+            sh.mask[o][i][t] = byte;
+        }
+    }
+    sh.mode = mode;
+    sh.k = k;
+    sh.es = es;
+    return &sh;
+}
+
+/* One element of @es bytes (the edges of the shuffles). */
+static inline void tilecopy_elem(uint8_t *dst, const uint8_t *src, unsigned es)
+{
+    switch (es) {
+    case 1:
+        *dst = *src;
+        break;
+    case 2:
+        memcpy(dst, src, 2);
+        break;
+    case 4:
+        memcpy(dst, src, 4);
+        break;
+    default:
+        memcpy(dst, src, 8);
+        break;
+    }
+}
+
+static bool tilecopy_has_ssse3(void)
+{
+#ifdef TILECOPY_X86
+    static int ssse3 = -1;
+
+    if (ssse3 < 0) {
+        ssse3 = __builtin_cpu_supports("ssse3");
+    }
+    return ssse3;
+#else
+    return false;
+#endif
+}
+
+#ifdef TILECOPY_X86
+/*
+ * The shuffle of one group with the masks in registers: @k is a constant
+ * where it is small (the loops unroll, no mask is reloaded); masks of
+ * inputs that do not feed an output are all 0x80 and add nothing.
+ */
+__attribute__((target("ssse3"), always_inline))
+static inline void tilecopy_shuffle_group(const __m128i (*mask)[TC_SHUF_MAX],
+                                          const __m128i *in, __m128i *out,
+                                          unsigned k)
+{
+    unsigned o, i;
+
+    for (o = 0; o < k; o++) {
+        __m128i acc = _mm_shuffle_epi8(in[0], mask[o][0]);
+
+        for (i = 1; i < k; i++) {
+            acc = _mm_or_si128(acc, _mm_shuffle_epi8(in[i], mask[o][i]));
+        }
+        out[o] = acc;
+    }
+}
+
+__attribute__((target("ssse3"), always_inline))
+static inline void tilecopy_shuffle_masks(const TilecopyShuffle *sh,
+                                          __m128i (*mask)[TC_SHUF_MAX],
+                                          unsigned k)
+{
+    unsigned o, i;
+
+    for (o = 0; o < k; o++) {
+        for (i = 0; i < k; i++) {
+            mask[o][i] = _mm_loadu_si128((const __m128i *)sh->mask[o][i]);
+        }
+    }
+}
+
+/* Whole groups from column @c0; returns the first column not done. */
+__attribute__((target("ssse3"), always_inline))
+static inline size_t tilecopy_interleave_k(uint8_t *dst,
+                                           const uint8_t *const *row,
+                                           unsigned k, size_t c0, size_t cols,
+                                           unsigned es)
+{
+    __m128i mask[TC_SHUF_MAX][TC_SHUF_MAX], in[TC_SHUF_MAX], out[TC_SHUF_MAX];
+    size_t g = 16 / es, c;
+    unsigned i;
+
+    tilecopy_shuffle_masks(tilecopy_shuffle(0, k, es), mask, k);
+    for (c = c0; c + g <= cols; c += g) {
+        __m128i *o = (__m128i *)(dst + c * k * es);
+
+        for (i = 0; i < k; i++) {
+            in[i] = _mm_loadu_si128((const __m128i *)(row[i] + c * es));
+        }
+        tilecopy_shuffle_group((const __m128i (*)[TC_SHUF_MAX])mask, in, out,
+                               k);
+        for (i = 0; i < k; i++) {
+            _mm_stream_si128(o + i, out[i]);
+        }
+    }
+    return c;
+}
+
+__attribute__((target("ssse3")))
+static size_t tilecopy_interleave_simd(uint8_t *dst, const uint8_t *const *row,
+                                       size_t rows, size_t c0, size_t cols,
+                                       unsigned es)
+{
+    switch (rows) {
+    case 2:
+        return tilecopy_interleave_k(dst, row, 2, c0, cols, es);
+    case 3:
+        return tilecopy_interleave_k(dst, row, 3, c0, cols, es);
+    case 4:
+        return tilecopy_interleave_k(dst, row, 4, c0, cols, es);
+    default:
+        return tilecopy_interleave_k(dst, row, rows, c0, cols, es);
+    }
+}
+
+/*
+ * Four groups from row @r0 make one line of each destination row, streamed
+ * whole when the rows are equally aligned, else stored as they are.
+ * Returns the first row not done.
+ */
+__attribute__((target("ssse3"), always_inline))
+static inline size_t tilecopy_deinterleave_k(uint8_t *const *drow,
+                                             const uint8_t *src, size_t r0,
+                                             size_t rows, unsigned k,
+                                             unsigned es, bool aligned)
+{
+    __m128i mask[TC_SHUF_MAX][TC_SHUF_MAX], in[TC_SHUF_MAX];
+    __m128i out[TC_SHUF_MAX], line[TC_SHUF_MAX][4];
+    size_t g = 16 / es, r, q, i, o;
+
+    tilecopy_shuffle_masks(tilecopy_shuffle(1, k, es), mask, k);
+    for (r = r0; r + 4 * g <= rows; r += 4 * g) {
+        for (q = 0; q < 4; q++) {
+            const __m128i *p = (const __m128i *)(src + (r + q * g) * k * es);
+
+            for (i = 0; i < k; i++) {
+                in[i] = _mm_loadu_si128(p + i);
+            }
+            tilecopy_shuffle_group((const __m128i (*)[TC_SHUF_MAX])mask, in,
+                                   out, k);
+            for (o = 0; o < k; o++) {
+                line[o][q] = out[o];
+            }
+        }
+        if (aligned) {
+            tilecopy_stream_lines(drow, r * es, line, k);
+            continue;
+        }
+        for (o = 0; o < k; o++) {
+            for (q = 0; q < 4; q++) {
+                _mm_storeu_si128((__m128i *)(drow[o] + r * es) + q,
+                                 line[o][q]);
+            }
+        }
+    }
+    return r;
+}
+
+__attribute__((target("ssse3")))
+static size_t tilecopy_deinterleave_simd(uint8_t *const *drow,
+                                         const uint8_t *src, size_t r0,
+                                         size_t rows, size_t cols,
+                                         unsigned es, bool aligned)
+{
+    switch (cols) {
+    case 2:
+        return tilecopy_deinterleave_k(drow, src, r0, rows, 2, es, aligned);
+    case 3:
+        return tilecopy_deinterleave_k(drow, src, r0, rows, 3, es, aligned);
+    case 4:
+        return tilecopy_deinterleave_k(drow, src, r0, rows, 4, es, aligned);
+    default:
+        return tilecopy_deinterleave_k(drow, src, r0, rows, cols, es, aligned);
+    }
+}
+#endif
+
+/* Rows or columns the shuffles take: 2 up to a SIMD block's, at most 15. */
+static bool tilecopy_few(size_t count, size_t block)
+{
+    return count >= 2 && count < block && count <= TC_SHUF_MAX &&
+           tilecopy_has_ssse3();
+}
+
+bool tilecopy_interleave(uint8_t *dst, const uint8_t *const *row,
+                         size_t rows, size_t cols, unsigned es)
+{
+    const TilecopyKernel *k = tilecopy_kernel(es);
+    size_t g = 16 / es, c0, c = 0, r, i;
+
+    if (!k || !tilecopy_few(rows, k->rows) || cols < 2 * g) {
+        return false;
+    }
+    /* the first column whose output starts 16-byte aligned */
+    for (c0 = 0; c0 < g; c0++) {
+        if (!((uintptr_t)(dst + c0 * rows * es) & 15)) {
+            break;
+        }
+    }
+    if (c0 == g) {
+        return false;
+    }
+#ifdef TILECOPY_X86
+    c = tilecopy_interleave_simd(dst, row, rows, c0, cols, es);
+#endif
+    for (r = 0; r < rows; r++) {
+        for (i = 0; i < c0; i++) {
+            tilecopy_elem(dst + (i * rows + r) * es, row[r] + i * es, es);
+        }
+        for (i = c; i < cols; i++) {
+            tilecopy_elem(dst + (i * rows + r) * es, row[r] + i * es, es);
+        }
+    }
+    return true;
+}
+
+bool tilecopy_deinterleave(uint8_t *const *drow, const uint8_t *src,
+                           size_t rows, size_t cols, unsigned es)
+{
+    const TilecopyKernel *k = tilecopy_kernel(es);
+    size_t head = 0, r = 0, c, i;
+    bool aligned;
+
+    if (!k || !tilecopy_few(cols, k->cols)) {
+        return false;
+    }
+    aligned = tilecopy_head(drow, cols, es, &head);
+    if (!aligned) {
+        head = 0;
+    }
+    if (rows < head + 64 / es) {
+        return false;
+    }
+#ifdef TILECOPY_X86
+    r = tilecopy_deinterleave_simd(drow, src, head, rows, cols, es, aligned);
+#endif
+    for (c = 0; c < cols; c++) {
+        for (i = 0; i < head; i++) {
+            tilecopy_elem(drow[c] + i * es, src + (i * cols + c) * es, es);
+        }
+        for (i = r; i < rows; i++) {
+            tilecopy_elem(drow[c] + i * es, src + (i * cols + c) * es, es);
+        }
+    }
+    return true;
+}
+
+/* The block at source row @r, column @c. */
+static inline void tilecopy_direct_block(const TilecopyKernel *k,
+                                         uint8_t *const *drow,
+                                         const uint8_t *const *row, size_t r,
+                                         size_t c, unsigned es)
+{
+    const uint8_t *in[64];
+    size_t i;
+
+    for (i = 0; i < k->rows; i++) {
+        in[i] = row[r + i] + c * es;
+    }
+    k->fn(drow + c, r * es, in);
+}
+
+bool tilecopy_transpose_direct(uint8_t *const *drow,
+                               const uint8_t *const *row, size_t rows,
+                               size_t cols, unsigned es)
+{
+    const TilecopyKernel *k = tilecopy_kernel(es);
+    size_t head, rend, cend, r, c;
+
+    if (!k) {
+        return false;
+    }
+    if (rows < k->rows || cols < k->cols ||
+        !tilecopy_head(drow, cols, es, &head) || rows < head + k->rows) {
+        return false;
+    }
+    rend = head + (rows - head) / k->rows * k->rows;
+    cend = cols / k->cols * k->cols;
+    /*
+     * Destination rows far apart: K of them at a time, each written from
+     * start to end, long runs of whole lines as a DMA engine's bursts;
+     * the tile's source (at most half the tile buffer) stays in the host's
+     * cache meanwhile. Rows adjacent (one run, such as NHWC rows of C
+     * elements): a band of R source rows at a time, read from start to
+     * end, each band writing a line of every destination row.
+     */
+    if (cols > 1 && drow[1] == drow[0] + rows * es) {
+        for (r = head; r < rend; r += k->rows) {
+            for (c = 0; c < cend; c += k->cols) {
+                tilecopy_direct_block(k, drow, row, r, c, es);
+            }
+        }
+    } else {
+        for (c = 0; c < cend; c += k->cols) {
+            for (r = head; r < rend; r += k->rows) {
+                tilecopy_direct_block(k, drow, row, r, c, es);
+            }
+        }
+    }
+    tilecopy_direct_scalar(drow, row, 0, head, 0, cols, es);
+    tilecopy_direct_scalar(drow, row, rend, rows, 0, cols, es);
+    tilecopy_direct_scalar(drow, row, head, rend, cend, cols, es);
+    return true;
+}
+
+/* ---- blocks of more than 8 bytes ---------------------------------------- */
+
+#ifdef TILECOPY_X86
+/* One destination row of @rows blocks of @units 16-byte units, streamed. */
+static inline void tilecopy_blocks_row_sse2(uint8_t *d,
+                                            const uint8_t *const *row,
+                                            size_t rows, size_t off,
+                                            size_t units)
+{
+    size_t r, u;
+
+    for (r = 0; r < rows; r++) {
+        const __m128i *in = (const __m128i *)(row[r] + off);
+
+        for (u = 0; u < units; u++) {
+            _mm_stream_si128((__m128i *)d + u, _mm_loadu_si128(in + u));
+        }
+        d += units * 16;
+    }
+}
+#endif
+
+void tilecopy_transpose_blocks(uint8_t *const *drow, const uint8_t *const *row,
+                               size_t rows, size_t cols, size_t bsize)
+{
+    size_t r, c;
+
+#ifdef TILECOPY_X86
+    if (!(bsize % 16)) {
+        bool aligned = true;
+
+        for (c = 0; c < cols && aligned; c++) {
+            aligned = !((uintptr_t)drow[c] & 15);
+        }
+        if (aligned) {
+            for (c = 0; c < cols; c++) {
+                switch (bsize) {
+                case 16:
+                    tilecopy_blocks_row_sse2(drow[c], row, rows, c * 16, 1);
+                    break;
+                case 32:
+                    tilecopy_blocks_row_sse2(drow[c], row, rows, c * 32, 2);
+                    break;
+                case 64:
+                    tilecopy_blocks_row_sse2(drow[c], row, rows, c * 64, 4);
+                    break;
+                default:
+                    tilecopy_blocks_row_sse2(drow[c], row, rows, c * bsize,
+                                             bsize / 16);
+                    break;
+                }
+            }
+            return;
+        }
+    }
+#endif
+    for (c = 0; c < cols; c++) {
+        for (r = 0; r < rows; r++) {
+            memcpy(drow[c] + r * bsize, row[r] + c * bsize, bsize);
+        }
+    }
+}
+
+/* ---- writing the tile buffer out ---------------------------------------- */
+
+void tilecopy_store(uint8_t *dst, const uint8_t *src, size_t n)
+{
+#ifdef TILECOPY_X86
+    if (n >= 2 * KiB) {
+        size_t head = (16 - ((uintptr_t)dst & 15)) & 15, i;
+
+        memcpy(dst, src, head);
+        dst += head;
+        src += head;
+        n -= head;
+        for (i = 0; i + 64 <= n; i += 64) {
+            __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
+            __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
+            __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
+
+            _mm_stream_si128((__m128i *)(dst + i), a);
+            _mm_stream_si128((__m128i *)(dst + i + 16), b);
+            _mm_stream_si128((__m128i *)(dst + i + 32), c);
+            _mm_stream_si128((__m128i *)(dst + i + 48), d);
+        }
+        memcpy(dst + i, src + i, n - i);
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
+
+void tilecopy_store_fence(void)
+{
+#ifdef TILECOPY_X86
+    _mm_sfence();
+#endif
+}
