@@ -81,6 +81,8 @@ include tests/cvt/cvt.mk
 include tests/sdk/sdk.mk
 -include tests/reliability/reliability.mk
 -include tests/arm64/arm64.mk
+# last: its suites run after every other part (and it starts one thing first)
+-include tests/qemu/debug.mk
 endif
 
 all: $(ALL_TARGETS)

@@ -370,8 +370,11 @@ int tc_ioctl_bo_create(struct drm_device *dev, void *data,
 	}
 
 	shmem = drm_gem_shmem_create(dev, PAGE_ALIGN(args->size));
-	if (IS_ERR(shmem))
-		return PTR_ERR(shmem);
+	if (IS_ERR(shmem)) {
+		ret = PTR_ERR(shmem);
+		/* shmem says -ENOSPC when it cannot allocate the file's inode */
+		return ret == -ENOSPC ? -ENOMEM : ret;
+	}
 	to_tc_bo(&shmem->base)->flags = args->flags;
 	ret = drm_gem_create_mmap_offset(&shmem->base);
 	if (ret)

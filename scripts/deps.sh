@@ -22,7 +22,7 @@ BASE_PKGS="build-essential pkg-config check libdrm-dev libudev-dev libdnnl-dev
 ALL_PKGS="$BASE_PKGS ninja-build meson libglib2.0-dev libpixman-1-dev libfdt-dev
 	libattr1-dev libcap-ng-dev dpkg-dev busybox-static seabios cpio
 	sparse xz-utils bc flex bison libelf-dev kmod
-	zlib1g-dev qemu-system-data dwarves"
+	zlib1g-dev qemu-system-data dwarves libssl-dev"
 
 PYTHON_PKGS="python3 python3-numpy python3-pytest"
 

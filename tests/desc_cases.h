@@ -85,6 +85,8 @@ enum {
 	/* the work bound: elements written, stride-0 repeats included */
 	TC_CASE_WORK_2_64, TC_CASE_WORK_PRODUCT_OVERFLOW, TC_CASE_WORK_ONE,
 	TC_CASE_WORK_SUM,
+	/* the driver's row bound: a row must end within a reset's wait */
+	TC_CASE_ROW_AT_BOUND, TC_CASE_ROW_PAST_BOUND,
 	TC_CASE_COUNT
 };
 
@@ -153,6 +155,15 @@ static const struct tc_desc_case tc_desc_cases[TC_CASE_COUNT] = {
 	[TC_CASE_WORK_PRODUCT_OVERFLOW] = { "element count beyond 64 bits (stride 0)", "extent", TCC_E2, TCC_E2, TCC_BAD, 0 },
 	[TC_CASE_WORK_ONE] = { "one descriptor of max + 2 elements", "extent", TCC_E2, TCC_E2, TCC_BAD, 1 },
 	[TC_CASE_WORK_SUM] = { "two descriptors of max / 2 + 1 elements", "extent", TCC_E2, TCC_E2, TCC_BAD, 1 },
+
+	/*
+	 * SUBMIT's policy, not a descriptor rule: the engine and the CPU
+	 * stop within a row (docs/hardware.md 7.1); the driver bounds rows so
+	 * any engine stops within TC_RESET_TIMEOUT_US. The work-bound cases
+	 * above keep their rows short so they test the work bound alone.
+	 */
+	[TC_CASE_ROW_AT_BOUND] = { "FILL row of DRM_TILECOPY_MAX_ROW_ELEMS stride-0 writes", NULL, TC_NA, 0, TC_NA, 0 },
+	[TC_CASE_ROW_PAST_BOUND] = { "FILL row of DRM_TILECOPY_MAX_ROW_ELEMS + 1 writes", NULL, TC_NA, TCC_E2, TC_NA, 0 },
 };
 
 #undef TCC_EI
@@ -190,6 +201,25 @@ static inline void tc_case_fill0(struct drm_tilecopy_desc *d, uint64_t dst,
 	d->value = 0x5a;
 	d->extent[0] = e0;
 	d->extent[1] = e1;
+}
+
+/*
+ * A 1-byte FILL of @e1 rows of @e0 stride-0 writes, the rows a byte apart:
+ * many elements, rows no longer than @e0 (stride-0 dims alone would merge
+ * into one row).
+ */
+static inline void tc_case_fill_rows(struct drm_tilecopy_desc *d, uint64_t dst,
+				     uint32_t e0, uint32_t e1)
+{
+	tc_case_fill0(d, dst, e0, e1);
+	d->dst_stride[1] = 1;
+}
+
+/* The row for the work-bound cases: short enough for the row bound. */
+static inline uint32_t tc_case_row(const struct tc_desc_env *e)
+{
+	return (uint32_t)(e->max / 2 < DRM_TILECOPY_MAX_ROW_ELEMS ? e->max / 2 :
+			  DRM_TILECOPY_MAX_ROW_ELEMS);
 }
 
 static inline void tc_case_write64(struct drm_tilecopy_desc *d, uint64_t dst)
@@ -351,15 +381,24 @@ static inline unsigned int tc_desc_case_build(unsigned int c, const struct tc_de
 		x->ndims = 3;
 		x->extent[2] = 0xffffffffu;
 		break;
-	case TC_CASE_WORK_ONE:
+	case TC_CASE_WORK_ONE:	/* rows * r >= max + 2 */
 		tc_case_write64(&d[0], e->dst);
-		tc_case_fill0(&d[1], e->dst, 2, (uint32_t)(e->max / 2 + 1));
+		tc_case_fill_rows(&d[1], e->dst, tc_case_row(e),
+				  (uint32_t)((e->max + 1) / tc_case_row(e) + 1));
 		n = 2;
 		break;
-	case TC_CASE_WORK_SUM:
-		tc_case_fill0(&d[0], e->dst, (uint32_t)(e->max / 2 + 1), 0);
-		tc_case_fill0(&d[1], e->dst + 1, (uint32_t)(e->max / 2 + 1), 0);
+	case TC_CASE_WORK_SUM:	/* each max / 2 < rows * r <= max */
+		tc_case_fill_rows(&d[0], e->dst, tc_case_row(e),
+				  (uint32_t)(e->max / 2 / tc_case_row(e) + 1));
+		tc_case_fill_rows(&d[1], e->dst + 1, tc_case_row(e),
+				  (uint32_t)(e->max / 2 / tc_case_row(e) + 1));
 		n = 2;
+		break;
+	case TC_CASE_ROW_AT_BOUND:
+		tc_case_fill0(&d[0], e->dst, (uint32_t)DRM_TILECOPY_MAX_ROW_ELEMS, 0);
+		break;
+	case TC_CASE_ROW_PAST_BOUND:
+		tc_case_fill0(&d[0], e->dst, (uint32_t)DRM_TILECOPY_MAX_ROW_ELEMS + 1, 0);
 		break;
 	}
 	return n;

@@ -34,6 +34,11 @@ $(CLI): $(CLI_OBJS) $(CLI_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(CLI_LINK)
 
+# The library it loads at run time is built with it (order-only: not linked).
+ifneq ($(CLI_DLOPEN),)
+$(CLI): | $(DEV_SO)
+endif
+
 ALL_TARGETS += $(CLI)
 
 # With the benchmark program when bench/bench.mk builds one (BENCH_BIN).

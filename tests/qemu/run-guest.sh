@@ -16,6 +16,10 @@
 #                        in tests/qemu/arch-arm64.sh (tests/arm64/)
 #   --no-msi             no MSI in the guest: the driver falls back to INTx
 #                        (arm64: a GICv3 without ITS; x86: pci=nomsi)
+#   --kernel K           stock (default, or $TC_KERNEL): Debian's kernel;
+#                        debug: the debug kernel (tests/qemu/kernel-debug.sh:
+#                        KASAN, lockdep, DMA-API, kmemleak, ...; its reports
+#                        fail the run; x86_64 only)
 #
 # COMMAND runs inside the guest, chrooted into the host's / (shared read-only
 # through 9p, so host binaries and the build tree are at the same paths), with
@@ -48,6 +52,7 @@ smp=2
 keep=0
 arch=x86_64
 no_msi=0
+kernel=${TC_KERNEL:-stock}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--devices) devices=$2; shift 2 ;;
@@ -59,11 +64,18 @@ while [ $# -gt 0 ]; do
 	--keep) keep=1; shift ;;
 	--arch) arch=$2; shift 2 ;;
 	--no-msi) no_msi=1; shift ;;
+	--kernel) kernel=$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "run-guest: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
 [ $# -gt 0 ] || { echo "usage: run-guest.sh [options] -- COMMAND ARGS..." >&2; exit 2; }
+case $kernel in
+stock) ;;
+debug)	[ "$arch" = x86_64 ] ||
+		{ echo "run-guest: --kernel debug is x86_64 only (not --arch $arch)" >&2; exit 2; } ;;
+*) echo "run-guest: unknown kernel '$kernel' (stock|debug)" >&2; exit 2 ;;
+esac
 
 # What differs between architectures; x86_64 here, the others sourced.
 qemu_name=qemu-system-x86_64
@@ -100,8 +112,25 @@ fi
 module=${TC_MODULE:-$module_default}
 fwdir=${TC_FW_DIR:-$B/firmware}
 
-kdir=$(timeout 900 bash "$here/fetch-kernel.sh" --arch "$arch")
-initrd=$B/guest/$initrd_name.cpio.gz
+# The dmesg verdict; a kernel file may replace it (kernel-debug.sh does).
+bad='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault|kernel BUG|Call Trace:|refcount_t:|list_(add|del) corruption|INFO: task .* blocked|rcu: INFO|stack-protector|Kernel panic'
+report_found=0
+scan_reports() {
+	if grep -E "$bad" "$res/dmesg" >"$res/dmesg.bad"; then
+		echo "run-guest: dmesg has kernel errors:" >&2
+		grep -E -A25 "$bad" "$res/dmesg" | head -80 >&2
+		report_found=1
+	fi
+}
+
+kernel_args=
+guest_kernel=stock
+case $kernel in
+stock)
+	kdir=$(timeout 900 bash "$here/fetch-kernel.sh" --arch "$arch")
+	initrd=$B/guest/$initrd_name.cpio.gz ;;
+debug) . "$here/kernel-debug.sh" ;;
+esac
 timeout 300 bash "$here/mkinitramfs.sh" "$kdir" "$initrd" $busybox
 
 # Kernel modules to load, in order; the 9p ones are loaded by /init itself.
@@ -144,6 +173,7 @@ chmod 0777 "$res"
 	echo "GUEST_FW_PATH='$fwdir'"
 	echo "GUEST_TMP_BINDS='$tmp_binds'"
 	echo "GUEST_BUSYBOX_DIR='$guest_busybox_dir'"
+	echo "GUEST_KERNEL=$guest_kernel"
 	if [ $no_module = 0 ]; then
 		echo "GUEST_MODULE='$module'"
 		echo "GUEST_MODULE_ARGS='$module_args'"
@@ -190,7 +220,7 @@ qemu_cmd=("$qemu" $QEMU_FIRMWARE_ARGS -accel "tcg,thread=$tcg_thread" "${machine
 	-nodefaults -no-user-config -display none -vga none -no-reboot
 	-serial "file:$res/console.log" -monitor none
 	-kernel "$kdir/vmlinuz" -initrd "$initrd"
-	-append "console=$console panic=-1 loglevel=6 rdinit=/init $watchdogs $arch_append"
+	-append "console=$console panic=-1 loglevel=6 rdinit=/init $watchdogs $arch_append $kernel_args"
 	-fsdev "local,id=hostfs,path=/,security_model=none,readonly=on,multidevs=remap"
 	-device "virtio-9p-pci,fsdev=hostfs,mount_tag=host"
 	-fsdev "local,id=resfs,path=$res,security_model=none"
@@ -227,14 +257,12 @@ if [ ! -f "$res/status" ]; then
 	exit 125
 fi
 rc=$(cat "$res/status")
-bad='WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault|kernel BUG|Call Trace:|refcount_t:|list_(add|del) corruption|INFO: task .* blocked|rcu: INFO|stack-protector|Kernel panic'
-if grep -E "$bad" "$res/dmesg" >"$res/dmesg.bad"; then
-	echo "run-guest: dmesg has kernel errors:" >&2
-	grep -E -A25 "$bad" "$res/dmesg" | head -80 >&2
+scan_reports
+if [ $report_found = 1 ]; then
 	[ "$rc" = 0 ] && rc=1
 	keep=1
 fi
-echo "run-guest: '$*' exited $rc (guest run ${secs}s)" >&2
+echo "run-guest: '$*' exited $rc (guest run ${secs}s, $kernel kernel)" >&2
 if [ "$rc" = 125 ] || [ "$keep" = 1 ] || [ "$rc" != 0 ]; then
 	echo "run-guest: console log, dmesg and output kept in $res" >&2
 else

@@ -1,0 +1,1010 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tc_faultinject.c - allocation-failure sweep over the driver's entry points
+ * (issue 12), inside a guest running the debug kernel:
+ *
+ *   run-guest.sh --kernel debug --devices 2 -- tc_faultinject REPORTS.ere [OP...]
+ *
+ * For each operation (open, close, BO_CREATE, BO_INFO, PRIME export,
+ * PRIME import within a device and across devices, SUBMIT with BOs and
+ * syncobjs, SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE), the kernel's per-task fail-nth makes the
+ * n-th allocation of that one system call fail (slab and page allocator,
+ * order 0 included, sleeping allocations included), for n = 1, 2, ... until
+ * a call reaches no n-th allocation. After every injected failure:
+ *
+ *   - the call returned 0 (the failure was absorbed by a fallback) or an
+ *     errno of the operation's documented set (ENOMEM);
+ *   - nothing leaks: the driver's BO count and bytes of both engines, the
+ *     tilecopy dma-bufs, the open DRM clients, the module's references and
+ *     this process's file descriptors are back to their baseline;
+ *   - the same call, without injection, succeeds at once;
+ *   - the kernel log got no report (REPORTS.ere: KASAN, lockdep, ...).
+ *
+ * kmemleak: the scan at the end of the boot (tests/qemu/init.sh, judged by
+ * run-guest.sh) fails the run on any leak whose backtrace is in tilecopy or
+ * DRM code; the backtrace names the path. With TC_FI_KMEMLEAK=1, the sweep
+ * also scans after each operation (two scans of ~15 s each under TCG, so
+ * not in make check) and attributes leaks to the operation.
+ * Output: one line per operation with the failure points reached and how
+ * many failed the call or were absorbed. Exit 0 when everything held.
+ *
+ * The process locks its memory first (mlockall): a page fault of its own in
+ * an armed call would allocate and turn an injected failure into EFAULT.
+ *
+ * Environment: TC_FI_VERBOSE=2 makes the kernel print a stack for every
+ * injected failure, and the sweep print each failure point's outcome with
+ * its call chain ("point 3 -> ENOMEM: tc_gem_create_object < ..."); for
+ * finding the sites, not for the gate (run-guest.sh then fails the boot on
+ * the printed stacks). TC_FI_MAX=N bounds the failure points per operation
+ * (default 3000).
+ *
+ * Copyright (c) 2026 The tilecopy authors
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "tilecopy_accel.h"
+#include "hw/tilecopy_hw.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define BO_SIZE (2 * 4096)
+#define MANY_BOS 16
+#define MANY_DESCS 256	/* 48 KiB of descriptors: a multi-page DMA buffer */
+
+/* ---- environment ----------------------------------------------------------- */
+
+struct dev {
+	char node[64];	/* /dev/accel/accelN */
+	char pci[32];	/* 0000:00:04.0 */
+};
+
+static struct dev devs[2];
+static int ndevs;
+static int fd_nth = -1;		/* /proc/thread-self/fail-nth */
+static int fd_kmsg = -1;
+static regex_t reports;
+static int failed;
+static int verbose;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("faultinject: fatal: ", stdout);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	exit(1);
+}
+
+static void bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("faultinject: FAIL: ", stdout);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	failed = 1;
+}
+
+static bool write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+static long read_long(const char *path)
+{
+	char buf[64] = "";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	return n > 0 ? strtol(buf, NULL, 0) : -1;
+}
+
+/* Lines of @path containing @match (all lines if NULL), minus @skip. */
+static long count_lines(const char *path, const char *match, int skip)
+{
+	char line[1024];
+	FILE *f = fopen(path, "re");
+	long n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (skip-- <= 0 && (!match || strstr(line, match)))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static void find_devices(void)
+{
+	for (int i = 0; i < 16 && ndevs < 2; i++) {
+		char p[256], link[256];
+		ssize_t n;
+
+		snprintf(p, sizeof(p), "/sys/class/accel/accel%d/device/vendor", i);
+		if (read_long(p) != TC_PCI_VENDOR_ID)
+			continue;
+		snprintf(p, sizeof(p), "/sys/class/accel/accel%d/device", i);
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		snprintf(devs[ndevs].pci, sizeof(devs[ndevs].pci), "%s",
+			 strrchr(link, '/') + 1);
+		snprintf(devs[ndevs].node, sizeof(devs[ndevs].node), "/dev/accel/accel%d", i);
+		ndevs++;
+	}
+	if (!ndevs)
+		die("no tilecopy device");
+}
+
+static void setup_fault_attrs(void)
+{
+	const char *level = getenv("TC_FI_VERBOSE") ? getenv("TC_FI_VERBOSE") : "0";
+	static const char *const dirs[] = { "failslab", "fail_page_alloc" };
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(dirs); i++) {
+		char p[128];
+
+		/* fail-nth ignores probability/interval/times; the filters
+		 * below decide which calls count. */
+#define SET(file, val) do {						\
+		snprintf(p, sizeof(p), "/sys/kernel/debug/%s/" file, dirs[i]);	\
+		if (!write_file(p, val))				\
+			die("cannot write %s", p);			\
+	} while (0)
+		SET("verbose", level);
+		SET("ignore-gfp-wait", "N");
+		if (!strcmp(dirs[i], "fail_page_alloc")) {
+			SET("ignore-gfp-highmem", "N");
+			SET("min-order", "0");
+		} else {
+			SET("cache-filter", "N");
+		}
+#undef SET
+	}
+}
+
+/* ---- the armed call --------------------------------------------------------- */
+
+static void arm(unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	if (pwrite(fd_nth, buf, len, 0) != len)
+		die("write fail-nth: %s", strerror(errno));
+}
+
+/* Disarm; returns how many failure points were still to go (0: it fired). */
+static unsigned int disarm(void)
+{
+	char buf[16] = "";
+	ssize_t n = pread(fd_nth, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		die("read fail-nth: %s", strerror(errno));
+	if (pwrite(fd_nth, "0", 1, 0) != 1)
+		die("clear fail-nth: %s", strerror(errno));
+	return (unsigned int)strtoul(buf, NULL, 10);
+}
+
+/* ---- kernel log ------------------------------------------------------------- */
+
+/* Frames of the allocators themselves, skipped in a call chain. */
+static bool alloc_frame(const char *f)
+{
+	static const char *const prefixes[] = {
+		"dump_stack", "should_fail", "__should_fail", "fail_dump",
+		"prepare_alloc_pages", "__alloc_pages", "alloc_pages", "__kmalloc",
+		"kmalloc", "kmem_cache_alloc", "slab_pre_alloc_hook", "__slab_alloc",
+		"___slab_alloc", "new_slab", "allocate_slab", "alloc_slab_page",
+		"__kvmalloc", "kvmalloc", "folio_alloc", "__folio_alloc",
+		"alloc_pages_mpol", "__dma_direct_alloc_pages",
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (!strncmp(f, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* With TC_FI_VERBOSE=2: the call chain of the last injected failure. */
+static char chain[512];
+
+/* One record of an injected failure's stack: add its frame to chain. */
+static void chain_add(const char *msg)
+{
+	char fn[128], mod[64] = "";
+	int depth = 0;
+
+	while (*msg == ' ')
+		msg++;
+	if (*msg == '?' || sscanf(msg, "%127[A-Za-z0-9_.]", fn) != 1 ||
+	    strncmp(msg + strlen(fn), "+0x", 3) || alloc_frame(fn))
+		return;
+	sscanf(msg, "%*[^ ] [%63[^]]", mod);
+	for (const char *p = chain; (p = strstr(p, " < ")); p += 3)
+		depth++;
+	if (depth >= 4)
+		return;
+	snprintf(chain + strlen(chain), sizeof(chain) - strlen(chain), "%s%s%s%s%s",
+		 chain[0] ? " < " : "", fn, mod[0] ? " [" : "", mod, mod[0] ? "]" : "");
+}
+
+/* Print and count the new kernel log records that match a report pattern;
+ * after a match, up to 80 following records are printed (its stack). The
+ * stack printed for an injected failure (TC_FI_VERBOSE=2) is no report: it
+ * becomes chain. */
+static int kmsg_check(const char *op, unsigned int n)
+{
+	char rec[8192];
+	int found = 0, tail = 0;
+	bool injected = false;
+
+	for (;;) {
+		ssize_t len = read(fd_kmsg, rec, sizeof(rec) - 1);
+		char *msg;
+
+		if (len < 0 && errno == EPIPE)
+			continue;	/* overwritten records: go on */
+		if (len <= 0)
+			break;
+		rec[len] = 0;
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		if (verbose && strstr(msg, "FAULT_INJECTION: forcing a failure")) {
+			injected = true;
+			chain[0] = 0;
+			continue;
+		}
+		if (injected) {
+			if (strstr(msg, "</TASK>"))
+				injected = false;
+			else
+				chain_add(msg);
+			continue;
+		}
+		if (!regexec(&reports, msg, 0, NULL, 0)) {
+			if (!found++)
+				bad("%s, failure point %u: kernel report:", op, n);
+			tail = 80;
+		}
+		if (tail) {
+			tail--;
+			fputs(msg, stdout);
+		}
+	}
+	return found;
+}
+
+/* ---- counters (leak check) ------------------------------------------------------ */
+
+struct counters {
+	long bos[2], bo_bytes[2], clients[2];
+	long dmabufs, refcnt, fds;
+};
+
+static void counters_read(struct counters *c)
+{
+	char p[256];
+
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < ndevs; i++) {
+		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/bos", devs[i].pci);
+		c->bos[i] = read_long(p);
+		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/bo_bytes", devs[i].pci);
+		c->bo_bytes[i] = read_long(p);
+		snprintf(p, sizeof(p), "/sys/kernel/debug/accel/%s/clients", devs[i].pci);
+		c->clients[i] = count_lines(p, NULL, 1);
+	}
+	c->dmabufs = count_lines("/sys/kernel/debug/dma_buf/bufinfo", "tilecopy", 0);
+	c->refcnt = read_long("/sys/module/tilecopy/refcnt");
+	c->fds = 0;
+	{
+		DIR *d = opendir("/proc/self/fd");
+		struct dirent *e;
+
+		while (d && (e = readdir(d)))
+			c->fds += e->d_name[0] != '.';
+		if (d)
+			closedir(d);
+	}
+}
+
+static bool counters_equal(const struct counters *a, const struct counters *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+static void counters_print(const char *what, const struct counters *c)
+{
+	printf("  %s: bos %ld/%ld, bo_bytes %ld/%ld, clients %ld/%ld, dma-bufs %ld, module refs %ld, fds %ld\n",
+	       what, c->bos[0], c->bos[1], c->bo_bytes[0], c->bo_bytes[1],
+	       c->clients[0], c->clients[1], c->dmabufs, c->refcnt, c->fds);
+}
+
+/*
+ * Back to @base? Jobs are freed by the scheduler's worker after their fence
+ * signalled, so what a finished job held may go a moment later: poll, with
+ * a bound far above any delay (the verdict does not depend on timing).
+ */
+static bool counters_settle(const struct counters *base, struct counters *now)
+{
+	for (int i = 0; i < 6000; i++) {
+		counters_read(now);
+		if (counters_equal(base, now))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* ---- uAPI helpers (never armed unless said) ---------------------------------- */
+
+/*
+ * The raw ioctl, not drmIoctl(): that one repeats a call that returned
+ * EINTR or EAGAIN, which would hide such an error behind the clean retry.
+ */
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	return ioctl(fd, req, arg) ? -errno : 0;
+}
+
+static int open_dev(int i)
+{
+	int fd = open(devs[i].node, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open %s: %s", devs[i].node, strerror(errno));
+	return fd;
+}
+
+static uint32_t bo_new(int fd, uint64_t *va)
+{
+	struct drm_tilecopy_bo_create c = { .size = BO_SIZE };
+	int r = xioctl(fd, DRM_IOCTL_TILECOPY_BO_CREATE, &c);
+
+	if (r)
+		die("BO_CREATE: %s", strerror(-r));
+	if (va)
+		*va = c.va;
+	return c.handle;
+}
+
+static void gem_close(int fd, uint32_t handle)
+{
+	struct drm_gem_close c = { .handle = handle };
+	int r = xioctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+
+	if (r)
+		bad("GEM_CLOSE %u: %s", handle, strerror(-r));
+}
+
+static int prime_export(int fd, uint32_t handle)
+{
+	struct drm_prime_handle p = { .handle = handle, .flags = O_CLOEXEC | O_RDWR };
+	int r = xioctl(fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
+
+	if (r)
+		die("PRIME export: %s", strerror(-r));
+	return p.fd;
+}
+
+static uint32_t syncobj_new(int fd, bool signaled)
+{
+	struct drm_syncobj_create c = { .flags = signaled ? DRM_SYNCOBJ_CREATE_SIGNALED : 0 };
+	int r = xioctl(fd, DRM_IOCTL_SYNCOBJ_CREATE, &c);
+
+	if (r)
+		die("SYNCOBJ_CREATE: %s", strerror(-r));
+	return c.handle;
+}
+
+static void syncobj_free(int fd, uint32_t handle)
+{
+	struct drm_syncobj_destroy d = { .handle = handle };
+
+	if (xioctl(fd, DRM_IOCTL_SYNCOBJ_DESTROY, &d))
+		bad("SYNCOBJ_DESTROY %u", handle);
+}
+
+static void desc_copy(struct drm_tilecopy_desc *d, uint64_t dst, uint64_t src)
+{
+	memset(d, 0, sizeof(*d));
+	d->op = DRM_TILECOPY_OP_COPY;
+	d->elem_size = 8;
+	d->ndims = 1;
+	d->extent[0] = BO_SIZE / 8;
+	d->src_stride[0] = 1;
+	d->dst_stride[0] = 1;
+	d->src = src;
+	d->dst = dst;
+}
+
+static void submit_args(struct drm_tilecopy_submit *s, const struct drm_tilecopy_desc *d,
+			const uint32_t *bos, uint32_t nbo, const uint32_t *in, uint32_t nin,
+			uint32_t out)
+{
+	memset(s, 0, sizeof(*s));
+	s->descs = (uintptr_t)d;
+	s->desc_count = 1;
+	s->desc_size = sizeof(*d);
+	s->bo_handles = (uintptr_t)bos;
+	s->bo_count = nbo;
+	s->in_syncobjs = (uintptr_t)in;
+	s->in_syncobj_count = nin;
+	s->out_syncobj = out;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int job_wait(int fd, uint64_t id, uint32_t *status)
+{
+	struct drm_tilecopy_wait w = { .job_id = id, .timeout_ns = now_ns() + 60000000000ll };
+	int r = xioctl(fd, DRM_IOCTL_TILECOPY_WAIT, &w);
+
+	if (status)
+		*status = w.status;
+	return r;
+}
+
+/* ---- operations ------------------------------------------------------------- */
+
+/*
+ * setup() prepares without injection, call() is the one armed system call
+ * (0 or -errno), undo() releases, without injection, what setup() and a
+ * successful call() made. The sweep's own files stay open throughout.
+ */
+struct state {
+	int fd;			/* a file of device 0 (the sweep's) */
+	int fd2;		/* a second file of device 0 */
+	int fdx;		/* a file of device 1, or -1 */
+	int tmpfd, dmabuf;
+	uint32_t bo, bo2, bo_imp, sync_in, sync_out;
+	uint64_t va, va2, job;
+	struct drm_tilecopy_desc desc;
+	uint32_t bos[2], ins[1];
+	/* submit_many */
+	uint32_t many[MANY_BOS];
+	uint64_t many_va[MANY_BOS];
+	struct drm_tilecopy_desc descs[MANY_DESCS];
+};
+
+struct op {
+	const char *name;
+	bool needs_two_devices;
+	void (*setup)(struct state *s);
+	int (*call)(struct state *s);
+	void (*undo)(struct state *s, int ret);
+};
+
+/* open */
+static void open_setup(struct state *s) { s->tmpfd = -1; }
+static int open_call(struct state *s)
+{
+	s->tmpfd = open(devs[0].node, O_RDWR | O_CLOEXEC);
+	return s->tmpfd < 0 ? -errno : 0;
+}
+static void open_undo(struct state *s, int ret)
+{
+	if (!ret)
+		close(s->tmpfd);
+}
+
+/*
+ * close of a file with a BO, a BO imported from the other file, an exported
+ * dma-buf (still open: it outlives the file), a syncobj, a finished job whose
+ * status nobody reaped and a job that may still run.
+ */
+static void close_setup(struct state *s)
+{
+	struct drm_tilecopy_submit sub;
+	struct drm_prime_handle imp = { 0 };
+	uint64_t va;
+	uint32_t bo;
+	int r;
+
+	s->tmpfd = open_dev(0);
+	bo = bo_new(s->tmpfd, &va);
+	s->dmabuf = prime_export(s->tmpfd, bo);
+	s->bo2 = bo_new(s->fd, NULL);
+	imp.fd = prime_export(s->fd, s->bo2);
+	r = xioctl(s->tmpfd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &imp);
+	if (r)
+		die("PRIME import: %s", strerror(-r));
+	close(imp.fd);
+	s->sync_out = syncobj_new(s->tmpfd, false);
+	s->bos[0] = bo;
+	desc_copy(&s->desc, va + 0, va + 0);
+	s->desc.extent[0] = 1;
+	submit_args(&sub, &s->desc, s->bos, 1, NULL, 0, s->sync_out);
+	for (int i = 0; i < 2; i++) {
+		r = xioctl(s->tmpfd, DRM_IOCTL_TILECOPY_SUBMIT, &sub);
+		if (r)
+			die("SUBMIT: %s", strerror(-r));
+		if (!i) {
+			/* finished, its status reaped by nobody */
+			struct drm_syncobj_wait w = {
+				.handles = (uintptr_t)&s->sync_out, .count_handles = 1,
+				.timeout_nsec = now_ns() + 60000000000ll,
+			};
+			if (xioctl(s->tmpfd, DRM_IOCTL_SYNCOBJ_WAIT, &w))
+				die("SYNCOBJ_WAIT");
+		}
+	}
+}
+static int close_call(struct state *s)
+{
+	return close(s->tmpfd) ? -errno : 0;
+}
+static void close_undo(struct state *s, int ret)
+{
+	if (ret)
+		close(s->tmpfd);
+	close(s->dmabuf);
+	gem_close(s->fd, s->bo2);
+}
+
+/* BO_CREATE */
+static void none_setup(struct state *s) { (void)s; }
+static int bo_create_call(struct state *s)
+{
+	struct drm_tilecopy_bo_create c = { .size = BO_SIZE };
+	int r = xioctl(s->fd, DRM_IOCTL_TILECOPY_BO_CREATE, &c);
+
+	s->bo = c.handle;
+	return r;
+}
+static void bo_create_undo(struct state *s, int ret)
+{
+	if (!ret)
+		gem_close(s->fd, s->bo);
+}
+
+/* BO_INFO */
+static void bo_setup(struct state *s) { s->bo = bo_new(s->fd, &s->va); }
+static int bo_info_call(struct state *s)
+{
+	struct drm_tilecopy_bo_info i = { .handle = s->bo };
+
+	return xioctl(s->fd, DRM_IOCTL_TILECOPY_BO_INFO, &i);
+}
+static void bo_undo(struct state *s, int ret)
+{
+	(void)ret;
+	gem_close(s->fd, s->bo);
+}
+
+/* PRIME export */
+static int export_call(struct state *s)
+{
+	struct drm_prime_handle p = { .handle = s->bo, .flags = O_CLOEXEC | O_RDWR };
+	int r = xioctl(s->fd, DRM_IOCTL_PRIME_HANDLE_TO_FD, &p);
+
+	s->dmabuf = p.fd;
+	return r;
+}
+static void export_undo(struct state *s, int ret)
+{
+	if (!ret)
+		close(s->dmabuf);
+	gem_close(s->fd, s->bo);
+}
+
+/* PRIME import of a dma-buf of another file (same device) or device */
+static void import_setup_from(struct state *s, int from)
+{
+	s->bo2 = bo_new(from, NULL);
+	s->dmabuf = prime_export(from, s->bo2);
+}
+static void import_same_setup(struct state *s) { import_setup_from(s, s->fd2); }
+static void import_other_setup(struct state *s) { import_setup_from(s, s->fdx); }
+static int import_call(struct state *s)
+{
+	struct drm_prime_handle p = { .fd = s->dmabuf };
+	int r = xioctl(s->fd, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+
+	s->bo_imp = p.handle;
+	return r;
+}
+static void import_undo_from(struct state *s, int from, int ret)
+{
+	if (!ret)
+		gem_close(s->fd, s->bo_imp);
+	close(s->dmabuf);
+	gem_close(from, s->bo2);
+}
+static void import_same_undo(struct state *s, int ret) { import_undo_from(s, s->fd2, ret); }
+static void import_other_undo(struct state *s, int ret) { import_undo_from(s, s->fdx, ret); }
+
+/*
+ * SUBMIT with two BOs, an in-syncobj that holds the fence of an earlier job
+ * on the same BOs (explicit and implicit dependencies), an out-syncobj.
+ */
+static void submit_setup(struct state *s)
+{
+	struct drm_tilecopy_submit sub;
+	int r;
+
+	s->bo = bo_new(s->fd, &s->va);
+	s->bo2 = bo_new(s->fd, &s->va2);
+	s->sync_in = syncobj_new(s->fd, false);
+	s->sync_out = syncobj_new(s->fd, false);
+	s->bos[0] = s->bo;
+	s->bos[1] = s->bo2;
+	desc_copy(&s->desc, s->va2, s->va);
+	submit_args(&sub, &s->desc, s->bos, 2, NULL, 0, s->sync_in);
+	r = xioctl(s->fd, DRM_IOCTL_TILECOPY_SUBMIT, &sub);
+	if (r)
+		die("SUBMIT (setup): %s", strerror(-r));
+	s->job = sub.job_id;
+	s->ins[0] = s->sync_in;
+}
+static int submit_call(struct state *s)
+{
+	struct drm_tilecopy_submit sub;
+	int r;
+
+	submit_args(&sub, &s->desc, s->bos, 2, s->ins, 1, s->sync_out);
+	r = xioctl(s->fd, DRM_IOCTL_TILECOPY_SUBMIT, &sub);
+	s->va = sub.job_id;	/* va is free here: the armed job's id */
+	return r;
+}
+static void submit_undo(struct state *s, int ret)
+{
+	uint32_t st;
+
+	if (job_wait(s->fd, s->job, &st) || st != DRM_TILECOPY_STATUS_OK)
+		bad("submit: the setup job did not finish (status %u)", st);
+	if (!ret && (job_wait(s->fd, s->va, &st) || st != DRM_TILECOPY_STATUS_OK))
+		bad("submit: the submitted job did not finish (status %u)", st);
+	syncobj_free(s->fd, s->sync_in);
+	syncobj_free(s->fd, s->sync_out);
+	gem_close(s->fd, s->bo);
+	gem_close(s->fd, s->bo2);
+}
+
+/* SUBMIT of 256 descriptors over 16 BOs (larger arrays, multi-page DMA) */
+static void submit_many_setup(struct state *s)
+{
+	for (int i = 0; i < MANY_BOS; i++)
+		s->many[i] = bo_new(s->fd, &s->many_va[i]);
+	for (int i = 0; i < MANY_DESCS; i++) {
+		desc_copy(&s->descs[i], s->many_va[(i + 1) % MANY_BOS] + 8 * (i / MANY_BOS),
+			  s->many_va[i % MANY_BOS]);
+		s->descs[i].extent[0] = 1;
+	}
+}
+static int submit_many_call(struct state *s)
+{
+	struct drm_tilecopy_submit sub;
+	int r;
+
+	submit_args(&sub, s->descs, s->many, MANY_BOS, NULL, 0, 0);
+	sub.desc_count = MANY_DESCS;
+	r = xioctl(s->fd, DRM_IOCTL_TILECOPY_SUBMIT, &sub);
+	s->job = sub.job_id;
+	return r;
+}
+static void submit_many_undo(struct state *s, int ret)
+{
+	uint32_t st;
+
+	if (!ret && (job_wait(s->fd, s->job, &st) || st != DRM_TILECOPY_STATUS_OK))
+		bad("submit_many: the submitted job did not finish (status %u)", st);
+	for (int i = 0; i < MANY_BOS; i++)
+		gem_close(s->fd, s->many[i]);
+}
+
+/* WAIT for a job (queued just before) */
+static void wait_setup(struct state *s)
+{
+	struct drm_tilecopy_submit sub;
+	int r;
+
+	s->bo = bo_new(s->fd, &s->va);
+	s->bos[0] = s->bo;
+	desc_copy(&s->desc, s->va, s->va);
+	s->desc.extent[0] = 1;
+	submit_args(&sub, &s->desc, s->bos, 1, NULL, 0, 0);
+	r = xioctl(s->fd, DRM_IOCTL_TILECOPY_SUBMIT, &sub);
+	if (r)
+		die("SUBMIT (setup): %s", strerror(-r));
+	s->job = sub.job_id;
+}
+static int wait_call(struct state *s)
+{
+	return job_wait(s->fd, s->job, NULL);
+}
+static void wait_undo(struct state *s, int ret)
+{
+	if (ret && job_wait(s->fd, s->job, NULL))
+		bad("wait: the job's status is gone after a failed WAIT");
+	gem_close(s->fd, s->bo);
+}
+
+/* GEM_CLOSE */
+static int gem_close_call(struct state *s)
+{
+	struct drm_gem_close c = { .handle = s->bo };
+
+	return xioctl(s->fd, DRM_IOCTL_GEM_CLOSE, &c);
+}
+static void gem_close_undo(struct state *s, int ret)
+{
+	if (ret)
+		gem_close(s->fd, s->bo);
+}
+
+static const struct op ops[] = {
+	{ "open", false, open_setup, open_call, open_undo },
+	{ "close", false, close_setup, close_call, close_undo },
+	{ "bo_create", false, none_setup, bo_create_call, bo_create_undo },
+	{ "bo_info", false, bo_setup, bo_info_call, bo_undo },
+	{ "prime_export", false, bo_setup, export_call, export_undo },
+	{ "prime_import", false, import_same_setup, import_call, import_same_undo },
+	{ "prime_import_other_device", true, import_other_setup, import_call, import_other_undo },
+	{ "submit", false, submit_setup, submit_call, submit_undo },
+	{ "submit_many", false, submit_many_setup, submit_many_call, submit_many_undo },
+	{ "wait", false, wait_setup, wait_call, wait_undo },
+	{ "gem_close", false, bo_setup, gem_close_call, gem_close_undo },
+};
+
+/* ---- kmemleak --------------------------------------------------------------- */
+
+#define KMEMLEAK "/sys/kernel/debug/kmemleak"
+
+/* Suspected leaks in tilecopy or DRM code since the last call; printed. */
+static int kmemleak_ours(const char *op)
+{
+	static const char *const ours[] = {
+		"[tilecopy]", "[drm]", "[drm_shmem_helper]", "[gpu_sched]",
+		"dma_buf_", "dma_fence_", "dma_resv_", "drm_",
+	};
+	char line[512], rec[8192] = "";
+	size_t len = 0;
+	int n = 0, total = 0;
+	bool mine = false;
+	FILE *f;
+
+	/*
+	 * An object is reported once unreferenced in a scan and older than
+	 * 5 s; the second scan confirms it.
+	 */
+	sleep(6);
+	if (!write_file(KMEMLEAK, "scan") || !write_file(KMEMLEAK, "scan")) {
+		bad("%s: kmemleak scan failed", op);
+		return 1;
+	}
+	f = fopen(KMEMLEAK, "re");
+	if (!f) {
+		bad("%s: cannot read kmemleak", op);
+		return 1;
+	}
+	for (bool more = true; more;) {
+		more = fgets(line, sizeof(line), f);
+		if (!more || !strncmp(line, "unreferenced object", 19)) {
+			if (len && mine) {
+				if (!n++)
+					bad("%s: kmemleak found leaks in tilecopy/DRM code:", op);
+				if (n <= 10)
+					fputs(rec, stdout);
+			}
+			total += len > 0;
+			len = 0;
+			mine = false;
+			rec[0] = 0;
+			if (!more)
+				break;
+		}
+		for (unsigned int i = 0; i < ARRAY_SIZE(ours); i++)
+			mine |= strstr(line, ours[i]) != NULL;
+		if (len + strlen(line) < sizeof(rec)) {
+			memcpy(rec + len, line, strlen(line) + 1);
+			len += strlen(line);
+		}
+	}
+	fclose(f);
+	/* Reported once: the next operation sees only its own. */
+	write_file(KMEMLEAK, "clear");
+	if (total)
+		printf("  kmemleak: %d suspect(s), %d in tilecopy/DRM code\n", total, n);
+	return n;
+}
+
+/* ---- the sweep -------------------------------------------------------------- */
+
+static const char *errname(int r)
+{
+	return r ? strerror(-r) : "success";
+}
+
+static void sweep(const struct op *op, struct state *s, unsigned int max)
+{
+	unsigned int n, left = 0, failed_calls = 0, absorbed = 0, errs = 0;
+	struct counters base, now;
+	bool leak_reported = false;
+	time_t t0 = time(NULL);
+
+	counters_read(&base);
+	kmsg_check(op->name, 0);
+	for (n = 1; n <= max; n++) {
+		int r, r2;
+
+		op->setup(s);
+		arm(n);
+		r = op->call(s);
+		left = disarm();
+		op->undo(s, r);
+		if (verbose && !left) {
+			chain[0] = 0;
+			kmsg_check(op->name, n);
+			printf("  point %u -> %s: %s\n", n, errname(r),
+			       chain[0] ? chain : "(no stack: a __GFP_NOWARN allocation)");
+		}
+
+		if (left) {
+			/* n-th point not reached: the call ran clean. */
+			if (r)
+				bad("%s: fails without an injected failure: %s", op->name, errname(r));
+		} else if (!r) {
+			absorbed++;
+		} else if (r == -ENOMEM) {
+			failed_calls++;
+		} else {
+			if (errs++ < 10)
+				bad("%s, failure point %u: returned %s, not ENOMEM", op->name, n,
+				    errname(r));
+		}
+		if (!counters_settle(&base, &now) && !leak_reported) {
+			bad("%s, failure point %u (call returned %s): something was left behind",
+			    op->name, n, errname(r));
+			counters_print("before", &base);
+			counters_print("after ", &now);
+			leak_reported = true;
+			counters_read(&base);	/* report each leak once */
+		}
+		kmsg_check(op->name, n);
+		if (left)
+			break;
+
+		/* The same call right after, without injection, works. */
+		op->setup(s);
+		r2 = op->call(s);
+		op->undo(s, r2);
+		if (r2)
+			bad("%s: the call after failure point %u failed: %s", op->name, n,
+			    errname(r2));
+		counters_settle(&base, &now);
+	}
+	if (n > max)
+		bad("%s: more than %u failure points; raise TC_FI_MAX", op->name, max);
+	printf("RESULT %s: %u failure points reached, %u failed the call with ENOMEM, %u absorbed, %u other (%ld s)\n",
+	       op->name, n - 1, failed_calls, absorbed, errs, (long)(time(NULL) - t0));
+	if (left > 1)	/* allocations depend a little on the state */
+		printf("  note: the clean call reached %u points\n", n - left);
+	if (getenv("TC_FI_KMEMLEAK") && atoi(getenv("TC_FI_KMEMLEAK")))
+		kmemleak_ours(op->name);
+	kmsg_check(op->name, n);
+}
+
+static void load_patterns(const char *path)
+{
+	char line[512], *pat = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		die("cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		size_t l;
+
+		line[strcspn(line, "\n")] = 0;
+		if (!line[0] || line[0] == '#')
+			continue;
+		l = strlen(line);
+		pat = realloc(pat, len + l + 2);
+		if (!pat)
+			die("out of memory");
+		if (len)
+			pat[len++] = '|';
+		memcpy(pat + len, line, l + 1);
+		len += l;
+	}
+	fclose(f);
+	if (!pat || regcomp(&reports, pat, REG_EXTENDED | REG_NOSUB))
+		die("bad patterns in %s", path);
+	free(pat);
+}
+
+int main(int argc, char **argv)
+{
+	struct state s = { .fdx = -1 };
+	unsigned int max = getenv("TC_FI_MAX") ? atoi(getenv("TC_FI_MAX")) : 3000;
+	int ran = 0;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: tc_faultinject REPORTS.ere [OP...]\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	verbose = getenv("TC_FI_VERBOSE") ? atoi(getenv("TC_FI_VERBOSE")) : 0;
+	load_patterns(argv[1]);
+	find_devices();
+	if (access("/proc/thread-self/fail-nth", W_OK))
+		die("no /proc/thread-self/fail-nth: not the debug kernel (CONFIG_FAULT_INJECTION)");
+	setup_fault_attrs();
+	fd_kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd_kmsg < 0 || lseek(fd_kmsg, 0, SEEK_END) < 0)
+		die("/dev/kmsg: %s", strerror(errno));
+	fd_nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (fd_nth < 0)
+		die("fail-nth: %s", strerror(errno));
+	s.fd = open_dev(0);
+	s.fd2 = open_dev(0);
+	if (ndevs > 1)
+		s.fdx = open_dev(1);
+	/* No page fault of ours inside an armed call. */
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		die("mlockall: %s", strerror(errno));
+	printf("faultinject: %d device(s) (%s%s%s), fail-nth over slab and page allocations\n",
+	       ndevs, devs[0].pci, ndevs > 1 ? ", " : "", ndevs > 1 ? devs[1].pci : "");
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(ops); i++) {
+		bool want = argc == 2;
+
+		for (int a = 2; a < argc; a++)
+			want |= !strcmp(argv[a], ops[i].name);
+		if (!want)
+			continue;
+		if (ops[i].needs_two_devices && ndevs < 2) {
+			bad("%s needs two engines (run-guest.sh --devices 2)", ops[i].name);
+			continue;
+		}
+		sweep(&ops[i], &s, max);
+		ran++;
+	}
+	if (!ran)
+		bad("no operation matched");
+	printf("faultinject: %s\n", failed ? "FAILED" : "all operations held");
+	return failed;
+}
