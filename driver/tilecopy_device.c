@@ -12,6 +12,7 @@
 
 #include "tilecopy_accel.h"
 #include "tilecopy_device.h"
+#include "tilecopy_gem.h"
 #include "tilecopy_job.h"
 #include "tilecopy_mmu.h"
 
@@ -505,6 +506,12 @@ int tc_device_init(struct tc_device *tdev)
 	ret = drmm_mutex_init(&tdev->base, &tdev->debugfs_lock);
 	if (ret)
 		return ret;
+	ret = drmm_mutex_init(&tdev->base, &tdev->dma_lock);
+	if (ret)
+		return ret;
+	INIT_LIST_HEAD(&tdev->dma_ctxs);
+	INIT_LIST_HEAD(&tdev->dma_bos);
+	INIT_LIST_HEAD(&tdev->dma_jobs);
 	tc_device_jobs_init(tdev);
 	tc_device_reset_init(tdev);
 	ret = tc_sched_store_alloc(tdev);
@@ -535,4 +542,25 @@ int tc_device_fini(struct tc_device *tdev)
 	tc_writel(tdev, TC_REG_INT_MASK, 0);
 	pci_clear_master(tdev->pdev);
 	return ret;
+}
+
+/**
+ * tc_device_dma_release() - undo every DMA mapping of the device
+ * @tdev: device being removed: unplugged, the engine stopped and bus
+ *	mastering off (tc_device_cancel_all())
+ *
+ * Open files, their BOs and jobs still queued behind fences outlive the
+ * driver's binding to the device; their DMA mappings must not (the DMA
+ * API frees them against a device the driver no longer owns, and
+ * CONFIG_DMA_API_DEBUG reports them as pending at unbind). Each object
+ * keeps its CPU-side state and records that its mapping is gone, so that
+ * its later free does not undo it again.
+ */
+void tc_device_dma_release(struct tc_device *tdev)
+{
+	mutex_lock(&tdev->dma_lock);
+	tc_jobs_dma_release(tdev);
+	tc_gem_dma_release(tdev);
+	tc_mmu_dma_release(tdev);
+	mutex_unlock(&tdev->dma_lock);
 }

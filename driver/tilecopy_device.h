@@ -150,6 +150,14 @@ struct tc_stats {
  * @slot_lock: protects @slot_owner, @slot_clock and the contexts' slots.
  * @slot_owner: address space using each engine MMU context, or NULL.
  * @slot_clock: stamp for choosing the least recently used slot.
+ * @dma_lock: protects @dma_ctxs, @dma_bos and @dma_jobs.
+ * @dma_ctxs: address spaces (their page tables), struct tc_mmu_ctx.
+ * @dma_bos: buffer objects with a device mapping, struct tc_bo.
+ * @dma_jobs: jobs whose descriptors are DMA-mapped, struct tc_job_descs.
+ *	The three lists are what tc_device_dma_release() undoes at removal:
+ *	files may stay open, and nothing may stay mapped to a device the
+ *	driver no longer owns. Entries are added inside drm_dev_enter(), so
+ *	none is added after the removal's drm_dev_unplug().
  * @stats: counters.
  * @sched_store: the queues' schedulers and names, which outlive the device
  *	(tc_sched_store_alloc()).
@@ -186,6 +194,10 @@ struct tc_device {
 	struct mutex slot_lock;	/* engine MMU context slots */
 	struct tc_mmu_ctx *slot_owner[TC_NUM_CONTEXTS];
 	u64 slot_clock;
+	struct mutex dma_lock;	/* the dma_* lists */
+	struct list_head dma_ctxs;
+	struct list_head dma_bos;
+	struct list_head dma_jobs;
 	struct tc_stats stats;
 	struct tc_sched_store *sched_store;
 	struct tc_queue queues[TC_MAX_QUEUES];
@@ -238,6 +250,7 @@ static inline u64 tc_q_readq(struct tc_queue *q, u32 reg_lo)
 
 int tc_device_init(struct tc_device *tdev);
 int tc_device_fini(struct tc_device *tdev);
+void tc_device_dma_release(struct tc_device *tdev);
 int tc_device_fw_load(struct tc_device *tdev);
 int tc_device_fw_boot(struct tc_device *tdev);
 int tc_device_hw_stop(struct tc_device *tdev);

@@ -380,8 +380,10 @@ err_stop:
  * Unbind, hot-unplug or rmmod: files, mmaps and dma-bufs may stay open.
  * drm_dev_unplug() makes every later ioctl fail with -ENODEV and waits for
  * the ones inside a drm_dev_enter() section (resets included); then the
- * engine is stopped and every job on it settled. The rest goes when the
- * last file does (drm_device release).
+ * engine is stopped and every job on it settled, and every DMA mapping of
+ * open files, their BOs and jobs still queued is undone: the device is
+ * no longer the driver's to map for. The rest goes when the last file
+ * does (drm_device release).
  */
 static void tc_remove(struct pci_dev *pdev)
 {
@@ -389,6 +391,7 @@ static void tc_remove(struct pci_dev *pdev)
 
 	drm_dev_unplug(&tdev->base);
 	tc_device_cancel_all(tdev);
+	tc_device_dma_release(tdev);
 }
 
 static const struct pci_device_id tc_pci_ids[] = {
@@ -422,3 +425,4 @@ MODULE_DESCRIPTION("DRM accel driver of the tilecopy tile-copy engine");
 MODULE_AUTHOR("The tilecopy authors");
 MODULE_LICENSE("GPL");
 MODULE_FIRMWARE(TC_FW_DEFAULT);
+MODULE_IMPORT_NS(DMA_BUF);

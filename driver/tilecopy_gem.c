@@ -12,9 +12,11 @@
  * Copyright (c) 2026 The tilecopy authors
  */
 
+#include <linux/dma-buf.h>
 #include <linux/dma-map-ops.h>	/* dev_is_dma_coherent(), see tc_gem_create_object() */
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
@@ -111,20 +113,31 @@ void tc_bo_map_release(struct tc_bo_map *map)
 static struct tc_bo_map *tc_bo_map_add(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 {
 	struct drm_gem_object *obj = &bo->base.base;
+	struct tc_device *tdev = to_tc_device(obj->dev);
 	struct tc_bo_map *map, *other;
 	struct sg_table *sgt;
-	int ret;
+	int ret, idx;
 
 	map = tc_bo_map_find(bo, ctx);
 	if (map)
 		return map;
 
+	/*
+	 * The BO's pages get mapped to the device here: on its list before
+	 * the removal's drm_dev_unplug() returns, or not at all.
+	 */
+	if (!drm_dev_enter(obj->dev, &idx))
+		return ERR_PTR(-ENODEV);
 	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
-	if (IS_ERR(sgt))
-		return ERR_CAST(sgt);
+	if (IS_ERR(sgt)) {
+		map = ERR_CAST(sgt);
+		goto out_exit;
+	}
 	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
-	if (!map)
-		return ERR_PTR(-ENOMEM);
+	if (!map) {
+		map = ERR_PTR(-ENOMEM);
+		goto out_exit;
+	}
 	kref_init(&map->ref);
 	map->bo = bo;
 	map->size = obj->size;
@@ -134,7 +147,8 @@ static struct tc_bo_map *tc_bo_map_add(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 		/* -EINVAL: an imported buffer not made of whole pages */
 		drm_dbg(obj->dev, "cannot map a %zu-byte BO: %d\n", obj->size, ret);
 		kfree(map);
-		return ERR_PTR(ret);
+		map = ERR_PTR(ret);
+		goto out_exit;
 	}
 	map->ctx = tc_mmu_ctx_get(ctx);
 
@@ -145,19 +159,23 @@ static struct tc_bo_map *tc_bo_map_add(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 			kref_get(&other->ref);
 			mutex_unlock(&bo->maps_lock);
 			tc_bo_map_destroy(map);
-			return other;
+			map = other;
+			goto out_exit;
 		}
 	}
 	list_add_tail(&map->link, &bo->maps);
 	if (!bo->counted) {
-		struct tc_stats *stats = &to_tc_device(obj->dev)->stats;
-
 		/* Live BOs are counted from their first mapping to their free. */
 		bo->counted = true;
-		atomic64_inc(&stats->bos);
-		atomic64_add(obj->size, &stats->bo_bytes);
+		atomic64_inc(&tdev->stats.bos);
+		atomic64_add(obj->size, &tdev->stats.bo_bytes);
+		mutex_lock(&tdev->dma_lock);
+		list_add_tail(&bo->dma_link, &tdev->dma_bos);
+		mutex_unlock(&tdev->dma_lock);
 	}
 	mutex_unlock(&bo->maps_lock);
+out_exit:
+	drm_dev_exit(idx);
 	return map;
 }
 
@@ -188,17 +206,79 @@ static void tc_gem_close(struct drm_gem_object *obj, struct drm_file *file)
 
 static void tc_gem_free(struct drm_gem_object *obj)
 {
+	struct tc_device *tdev = to_tc_device(obj->dev);
 	struct tc_bo *bo = to_tc_bo(obj);
 
 	if (bo->counted) {
-		struct tc_stats *stats = &to_tc_device(obj->dev)->stats;
-
-		atomic64_dec(&stats->bos);
-		atomic64_sub(obj->size, &stats->bo_bytes);
+		atomic64_dec(&tdev->stats.bos);
+		atomic64_sub(obj->size, &tdev->stats.bo_bytes);
+		mutex_lock(&tdev->dma_lock);
+		list_del(&bo->dma_link);
+		mutex_unlock(&tdev->dma_lock);
 	}
 	WARN_ON(!list_empty(&bo->maps));
 	mutex_destroy(&bo->maps_lock);
 	drm_gem_shmem_free(&bo->base);
+}
+
+/* Undo the device mapping of a BO's pages; they stay pinned until its free. */
+static void tc_bo_dma_release(struct tc_bo *bo)
+{
+	struct drm_gem_shmem_object *shmem = &bo->base;
+	struct drm_gem_object *obj = &shmem->base;
+
+	if (obj->import_attach) {
+		struct dma_buf_attachment *attach = obj->import_attach;
+		struct dma_buf *dmabuf = attach->dmabuf;
+
+		/*
+		 * Mapped by the exporter for this device's attachment. A
+		 * dynamic exporter's mapping is pinned and moved by rules of
+		 * its own: it stays until the BO's free detaches it.
+		 */
+		if (!shmem->sgt || dma_buf_is_dynamic(dmabuf))
+			return;
+		dma_resv_lock(dmabuf->resv, NULL);
+		/*
+		 * The dma-buf core keeps the mapping cached in the attachment
+		 * (cache_sgt_mapping) and unmaps it only at dma_buf_detach(),
+		 * when the BO is freed: forget it there so that it is unmapped
+		 * now, and not again at the detach.
+		 */
+		if (attach->sgt == shmem->sgt)
+			attach->sgt = NULL;
+		dma_buf_unmap_attachment(attach, shmem->sgt, DMA_BIDIRECTIONAL);
+		dma_resv_unlock(dmabuf->resv);
+		/* drm_prime_gem_destroy() now only detaches */
+		shmem->sgt = NULL;
+		return;
+	}
+	dma_resv_lock(obj->resv, NULL);
+	if (shmem->sgt) {
+		dma_unmap_sgtable(obj->dev->dev, shmem->sgt, DMA_BIDIRECTIONAL, 0);
+		sg_free_table(shmem->sgt);
+		kfree(shmem->sgt);
+		/* drm_gem_shmem_free() now only unpins the pages */
+		shmem->sgt = NULL;
+	}
+	dma_resv_unlock(obj->resv);
+}
+
+/**
+ * tc_gem_dma_release() - undo the device mapping of every BO
+ * @tdev: device being removed, with &tc_device.dma_lock held
+ *
+ * The engine is stopped and no longer masters the bus. No BO gets a new
+ * mapping afterwards: tc_bo_map_add() fails with -ENODEV. The pages stay
+ * for the CPU mappings of files still open.
+ */
+void tc_gem_dma_release(struct tc_device *tdev)
+{
+	struct tc_bo *bo;
+
+	lockdep_assert_held(&tdev->dma_lock);
+	list_for_each_entry(bo, &tdev->dma_bos, dma_link)
+		tc_bo_dma_release(bo);
 }
 
 static const struct drm_gem_object_funcs tc_gem_funcs = {
@@ -243,6 +323,7 @@ struct drm_gem_object *tc_gem_create_object(struct drm_device *dev,
 	bo->base.map_wc = !dev_is_dma_coherent(dev->dev);
 	mutex_init(&bo->maps_lock);
 	INIT_LIST_HEAD(&bo->maps);
+	INIT_LIST_HEAD(&bo->dma_link);
 	bo->base.base.funcs = &tc_gem_funcs;
 	return &bo->base.base;
 }

@@ -10,6 +10,7 @@
 #include <drm/drm_gem_shmem_helper.h>
 #include <drm/drm_mm.h>
 
+struct tc_device;
 struct tc_mmu_ctx;
 
 /**
@@ -18,7 +19,9 @@ struct tc_mmu_ctx;
  * @flags: DRM_TILECOPY_BO_* flags given at creation.
  * @maps_lock: protects @maps and @counted.
  * @maps: struct tc_bo_map, one per address space holding a handle.
- * @counted: in the device's live-BO statistics (from its first handle on).
+ * @counted: in the device's live-BO statistics and on its
+ *	&tc_device.dma_bos list (from its first mapping on).
+ * @dma_link: entry in &tc_device.dma_bos.
  */
 struct tc_bo {
 	struct drm_gem_shmem_object base;
@@ -26,6 +29,7 @@ struct tc_bo {
 	struct mutex maps_lock;	/* @maps, @counted */
 	struct list_head maps;
 	bool counted;
+	struct list_head dma_link;
 };
 
 /**
@@ -58,6 +62,7 @@ struct drm_gem_object *tc_gem_create_object(struct drm_device *dev,
 					    size_t size);
 struct tc_bo_map *tc_bo_map_lookup(struct drm_file *file, u32 handle);
 void tc_bo_map_release(struct tc_bo_map *map);
+void tc_gem_dma_release(struct tc_device *tdev);
 
 int tc_ioctl_bo_create(struct drm_device *dev, void *data,
 		       struct drm_file *file);

@@ -274,11 +274,17 @@ out_exit:
 static void tc_job_descs_free(struct tc_job *job)
 {
 	struct tc_job_descs *d = &job->descs;
+	struct tc_device *tdev = job->tdev;
 
 	if (d->va_mapped)
 		tc_mmu_unmap(job->ctx, &d->node);
-	if (d->dma_mapped)
-		dma_unmap_sgtable(job->tdev->base.dev, &d->sgt, DMA_TO_DEVICE, 0);
+	mutex_lock(&tdev->dma_lock);
+	if (d->dma_mapped) {
+		dma_unmap_sgtable(tdev->base.dev, &d->sgt, DMA_TO_DEVICE, 0);
+		d->dma_mapped = false;
+		list_del(&d->link);
+	}
+	mutex_unlock(&tdev->dma_lock);
 	sg_free_table(&d->sgt);
 	vfree(d->cpu);
 }
@@ -314,6 +320,25 @@ void tc_job_free(struct tc_job *job)
 	kfree(job);
 	if (atomic_dec_and_test(&tdev->jobs_alive))
 		wake_up_all(&tdev->jobs_wq);
+}
+
+/**
+ * tc_jobs_dma_release() - undo the descriptor mappings of every job
+ * @tdev: device being removed, with &tc_device.dma_lock held
+ *
+ * Jobs still queued (behind fences that may never signal) or not yet
+ * reaped are freed later, without unmapping again.
+ */
+void tc_jobs_dma_release(struct tc_device *tdev)
+{
+	struct tc_job_descs *d, *tmp;
+
+	lockdep_assert_held(&tdev->dma_lock);
+	list_for_each_entry_safe(d, tmp, &tdev->dma_jobs, link) {
+		dma_unmap_sgtable(tdev->base.dev, &d->sgt, DMA_TO_DEVICE, 0);
+		d->dma_mapped = false;
+		list_del(&d->link);
+	}
 }
 
 static void tc_reap_work(struct work_struct *work)

@@ -58,8 +58,11 @@ struct tc_job_result {
  * @node: their VA range in the job's address space, mapped read-only: the
  *	engine fetches them through its MMU (TC_RING_F_DESC_VA), so no
  *	physically contiguous memory is needed for a large job.
- * @dma_mapped: @sgt is mapped.
+ * @dma_mapped: @sgt is mapped, and on &tc_device.dma_jobs through @link;
+ *	cleared by whichever of the job's free and the device's removal
+ *	unmaps it (under &tc_device.dma_lock).
  * @va_mapped: @node is allocated and mapped.
+ * @link: entry in &tc_device.dma_jobs.
  */
 struct tc_job_descs {
 	struct drm_tilecopy_desc *cpu;
@@ -68,6 +71,7 @@ struct tc_job_descs {
 	struct drm_mm_node node;
 	bool dma_mapped;
 	bool va_mapped;
+	struct list_head link;
 };
 
 /**
@@ -156,6 +160,7 @@ void tc_job_result_put(struct tc_job_result *res);
 void tc_job_result_finished(struct tc_job_result *res);
 void tc_device_jobs_init(struct tc_device *tdev);
 void tc_device_jobs_drain(struct tc_device *tdev);
+void tc_jobs_dma_release(struct tc_device *tdev);
 u64 tc_job_timeout_ns(void);
 
 /* tilecopy_reset.c: hangs, faults, forced resets, wedging, removal */

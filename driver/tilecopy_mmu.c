@@ -137,7 +137,7 @@ static void tc_mmu_invalidate(struct tc_mmu_ctx *ctx)
  * @size: bytes to map, a multiple of the page size
  * @writable: whether the engine may write the buffer
  *
- * Return: 0 or a negative error code.
+ * Return: 0, -ENODEV (the device is gone) or a negative error code.
  */
 int tc_mmu_map(struct tc_mmu_ctx *ctx, struct drm_mm_node *node,
 	       struct sg_table *sgt, u64 size, bool writable)
@@ -149,6 +149,10 @@ int tc_mmu_map(struct tc_mmu_ctx *ctx, struct drm_mm_node *node,
 	int ret;
 
 	mutex_lock(&ctx->lock);
+	if (ctx->gone) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
 	ret = drm_mm_insert_node_generic(&ctx->mm, node, size + TC_GUARD_SIZE,
 					 TC_PAGE_SIZE, 0, DRM_MM_INSERT_BEST);
 	if (ret)
@@ -204,8 +208,10 @@ out_unlock:
 void tc_mmu_unmap(struct tc_mmu_ctx *ctx, struct drm_mm_node *node)
 {
 	mutex_lock(&ctx->lock);
-	tc_mmu_clear(ctx, node->start, node->size - TC_GUARD_SIZE);
-	tc_mmu_invalidate(ctx);
+	if (!ctx->gone) {
+		tc_mmu_clear(ctx, node->start, node->size - TC_GUARD_SIZE);
+		tc_mmu_invalidate(ctx);
+	}
 	drm_mm_remove_node(node);
 	mutex_unlock(&ctx->lock);
 }
@@ -343,12 +349,13 @@ unsigned int tc_mmu_slots_used(struct tc_device *tdev)
  * The space gets one of the engine's MMU contexts only while its jobs are
  * on the engine (tc_device_slot_get()): any number of files can be open.
  *
- * Return: the context or ERR_PTR(-ENOMEM).
+ * Return: the context, ERR_PTR(-ENODEV) if the device is gone or
+ * ERR_PTR(-ENOMEM).
  */
 struct tc_mmu_ctx *tc_mmu_ctx_create(struct tc_device *tdev)
 {
 	struct tc_mmu_ctx *ctx;
-	int ret;
+	int ret, idx;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
@@ -357,14 +364,27 @@ struct tc_mmu_ctx *tc_mmu_ctx_create(struct tc_device *tdev)
 	ctx->tdev = tdev;
 	ctx->slot = -1;
 	mutex_init(&ctx->lock);
+	/* listed before the removal's drm_dev_unplug() returns, or never made */
+	if (!drm_dev_enter(&tdev->base, &idx)) {
+		ret = -ENODEV;
+		goto err_free;
+	}
 	ret = tc_pt_alloc(tdev, &ctx->root, true);
 	if (ret) {
-		mutex_destroy(&ctx->lock);
-		kfree(ctx);
-		return ERR_PTR(ret);
+		drm_dev_exit(idx);
+		goto err_free;
 	}
 	drm_mm_init(&ctx->mm, TC_VA_START, TC_VA_END - TC_VA_START);
+	mutex_lock(&tdev->dma_lock);
+	list_add_tail(&ctx->link, &tdev->dma_ctxs);
+	mutex_unlock(&tdev->dma_lock);
+	drm_dev_exit(idx);
 	return ctx;
+
+err_free:
+	mutex_destroy(&ctx->lock);
+	kfree(ctx);
+	return ERR_PTR(ret);
 }
 
 /**
@@ -382,7 +402,34 @@ void tc_mmu_ctx_release(struct kref *ref)
 	tc_mmu_slot_release(tdev, ctx);
 	WARN_ON(!drm_mm_clean(&ctx->mm));
 	drm_mm_takedown(&ctx->mm);
-	tc_pt_free(tdev, &ctx->root);
+	mutex_lock(&tdev->dma_lock);
+	list_del(&ctx->link);
+	mutex_unlock(&tdev->dma_lock);
+	/* unlisted, the removal no longer frees them: it did if @gone */
+	if (!ctx->gone)
+		tc_pt_free(tdev, &ctx->root);
 	mutex_destroy(&ctx->lock);
 	kfree(ctx);
+}
+
+/**
+ * tc_mmu_dma_release() - free the page tables of every address space
+ * @tdev: device being removed, with &tc_device.dma_lock held
+ *
+ * The engine is stopped and no longer masters the bus. Mappings made
+ * later fail (-ENODEV); unmapping only gives the VA range back.
+ */
+void tc_mmu_dma_release(struct tc_device *tdev)
+{
+	struct tc_mmu_ctx *ctx;
+
+	lockdep_assert_held(&tdev->dma_lock);
+	list_for_each_entry(ctx, &tdev->dma_ctxs, link) {
+		mutex_lock(&ctx->lock);
+		if (!ctx->gone) {
+			tc_pt_free(tdev, &ctx->root);
+			ctx->gone = true;
+		}
+		mutex_unlock(&ctx->lock);
+	}
 }

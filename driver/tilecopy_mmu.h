@@ -38,9 +38,12 @@ struct tc_pt {
  * @jobs: jobs submitted and not yet freed (TC_FILE_MAX_JOBS).
  * @desc_bytes: descriptor memory of those jobs (TC_FILE_MAX_DESC_BYTES).
  * @hangs: jobs of this file that hung the engine (TC_BAN_HANGS).
- * @lock: protects @mm and the tables.
+ * @lock: protects @mm, the tables and @gone.
  * @mm: allocator of the VA range [TC_VA_START, TC_VA_END).
  * @root: level-1 table.
+ * @gone: the device was removed and the tables freed with it
+ *	(tc_mmu_dma_release()): @mm still holds the ranges of live mappings.
+ * @link: entry in &tc_device.dma_ctxs.
  */
 struct tc_mmu_ctx {
 	struct kref ref;
@@ -54,6 +57,8 @@ struct tc_mmu_ctx {
 	struct mutex lock;	/* @mm and tables */
 	struct drm_mm mm;
 	struct tc_pt root;
+	bool gone;
+	struct list_head link;
 };
 
 struct tc_mmu_ctx *tc_mmu_ctx_create(struct tc_device *tdev);
@@ -78,6 +83,7 @@ unsigned int tc_mmu_slots_used(struct tc_device *tdev);
 int tc_mmu_map(struct tc_mmu_ctx *ctx, struct drm_mm_node *node,
 	       struct sg_table *sgt, u64 size, bool writable);
 void tc_mmu_unmap(struct tc_mmu_ctx *ctx, struct drm_mm_node *node);
+void tc_mmu_dma_release(struct tc_device *tdev);
 
 static inline bool tc_mmu_ctx_banned(struct tc_mmu_ctx *ctx)
 {

@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_print.h>
@@ -282,9 +283,10 @@ static int tc_job_descs_copy(struct drm_device *dev, struct tc_job *job,
 static int tc_job_descs_map(struct tc_job *job)
 {
 	struct tc_job_descs *d = &job->descs;
+	struct tc_device *tdev = job->tdev;
 	size_t i, npages = d->bytes >> PAGE_SHIFT;
 	struct page **pages;
-	int ret;
+	int ret, idx;
 
 	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
@@ -296,10 +298,19 @@ static int tc_job_descs_map(struct tc_job *job)
 	kvfree(pages);
 	if (ret)
 		return ret;
-	ret = dma_map_sgtable(job->tdev->base.dev, &d->sgt, DMA_TO_DEVICE, 0);
+	/* listed before the removal's drm_dev_unplug() returns, or not mapped */
+	if (!drm_dev_enter(&tdev->base, &idx))
+		return -ENODEV;
+	ret = dma_map_sgtable(tdev->base.dev, &d->sgt, DMA_TO_DEVICE, 0);
+	if (!ret) {
+		mutex_lock(&tdev->dma_lock);
+		list_add_tail(&d->link, &tdev->dma_jobs);
+		d->dma_mapped = true;
+		mutex_unlock(&tdev->dma_lock);
+	}
+	drm_dev_exit(idx);
 	if (ret)
 		return ret;
-	d->dma_mapped = true;
 	ret = tc_mmu_map(job->ctx, &d->node, &d->sgt, d->bytes, false);
 	if (ret)
 		return ret;

@@ -3,7 +3,9 @@
  * test_wedge - a reset that fails wedges the device, and PCI unbind/bind
  * brings it back; then the device is unbound under an open file with jobs
  * in flight, mmaps and a dma-buf alive, and bound again; then a job's fence,
- * exported as a sync_file, outlives the unbound device and its last file.
+ * exported as a sync_file, outlives the unbound device and its last file;
+ * then the device is unbound with jobs still queued behind others and
+ * behind syncobjs, from two files.
  *
  * Needs reset-hang-on=2 (the probe's reset is the first, the forced one in
  * test_reset_fails the second: it never completes) and delay-ns-per-kb.
@@ -298,6 +300,67 @@ START_TEST(test_unplug_sync_file)
 }
 END_TEST
 
+/*
+ * Unbound with jobs still queued: more jobs on one queue than the engine
+ * takes at once (the scheduler keeps the rest), and on another queue a job
+ * waiting for the last of them through a syncobj, from two files, each with
+ * its BOs mapped. The removal must undo every DMA mapping of those files,
+ * their BOs and queued jobs (the debug lane's DMA-API checks report any
+ * left mapped at unbind); the files, their mmaps and a second rebind live on.
+ */
+#define NQUEUED	40
+
+START_TEST(test_unplug_queued)
+{
+	struct { int fd; struct tc_bo src, dst; uint32_t syncobj; } f[2];
+	uint8_t *ref = malloc(1 << 20);
+	char pci[64];
+
+	tc_pci_name(0, pci, sizeof(pci));
+	for (int i = 0; i < 2; i++) {
+		uint32_t bos[2];
+		struct drm_tilecopy_desc d;
+		struct drm_tilecopy_submit sa = { 0 };
+
+		f[i].fd = tc_open();
+		tc_bo_new(f[i].fd, 1 << 20, DRM_TILECOPY_BO_READ_ONLY, &f[i].src);
+		tc_bo_new(f[i].fd, 1 << 20, 0, &f[i].dst);
+		tc_pattern(f[i].src.map, 1 << 20, 70 + i);
+		tc_assert_ok(drmSyncobjCreate(f[i].fd, 0, &f[i].syncobj));
+		bos[0] = f[i].src.handle;
+		bos[1] = f[i].dst.handle;
+		tc_desc_memcpy(&d, f[i].dst.va, f[i].src.va, 1 << 20);
+		sa.descs = (uintptr_t)&d;
+		sa.desc_count = 1;
+		sa.desc_size = sizeof(d);
+		sa.bo_handles = (uintptr_t)bos;
+		sa.bo_count = 2;
+		for (int j = 0; j < NQUEUED; j++) {
+			sa.out_syncobj = j == NQUEUED - 1 ? f[i].syncobj : 0;
+			tc_assert_ok(tc_submit_args(f[i].fd, &sa));
+		}
+		/* behind the last of them */
+		sa.out_syncobj = 0;
+		sa.in_syncobjs = (uintptr_t)&f[i].syncobj;
+		sa.in_syncobj_count = 1;
+		sa.queue = 1;
+		tc_assert_ok(tc_submit_args(f[i].fd, &sa));
+	}
+	rebind(pci, NULL, NULL);
+	device_works();
+	for (int i = 0; i < 2; i++) {
+		/* the pages outlived the device's mappings of them */
+		tc_pattern(ref, 1 << 20, 70 + i);
+		ck_assert_mem_eq(f[i].src.map, ref, 1 << 20);
+		munmap(f[i].src.map, f[i].src.size);
+		munmap(f[i].dst.map, f[i].dst.size);
+		close(f[i].fd);
+	}
+	free(ref);
+	device_works();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("wedge");
@@ -314,6 +377,7 @@ int main(void)
 	tcase_add_test(tc, test_reset_fails);
 	tcase_add_test(tc, test_unplug_in_use);
 	tcase_add_test(tc, test_unplug_sync_file);
+	tcase_add_test(tc, test_unplug_queued);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	/* in order: the second case runs on the device the first one rebound */
