@@ -49,6 +49,10 @@ START_TEST(test_device_null)
 	NUL_FAILS(tilecopy_job_submit(NULL, NULL, NULL, NULL, NULL, 0));
 	NUL_FAILS(tilecopy_job_submit(&job, NULL, NULL, &ref, &ref, 0));
 	ck_assert_ptr_null(job);
+	NUL_FAILS(tilecopy_job_submit_opts(NULL, NULL, NULL, NULL, NULL, NULL));
+	NUL_FAILS(tilecopy_job_submit_opts(&job, NULL, NULL, &ref, &ref, NULL));
+	ck_assert_ptr_null(job);
+	ck_assert_int_eq(tilecopy_device_fd(NULL), -1);
 	NUL_FAILS(tilecopy_job_wait(NULL, 0));
 	NUL_FAILS(tilecopy_job_syncobj(NULL, &u32));
 	tilecopy_job_destroy(NULL);
