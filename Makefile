@@ -106,8 +106,9 @@ all: $(ALL_TARGETS)
 # The whole suite; each fragment appends its part to CHECK_TARGETS.
 # The parts run one after another so a failure names its part.
 check: deps
-	@set -e; for t in $(CHECK_TARGETS); do \
-		echo "=== make $$t"; $(MAKE) --no-print-directory $$t; done
+	@set -e; start=$$(date +%s); for t in $(CHECK_TARGETS); do \
+		t0=$$(date +%s); echo "=== make $$t"; $(MAKE) --no-print-directory $$t; \
+		now=$$(date +%s); echo "=== make $$t: $$((now - t0)) s (check: $$((now - start)) s)"; done
 	@echo "=== make check: all parts passed"
 
 demo: deps
