@@ -42,6 +42,7 @@ _Static_assert(sizeof(struct tilecopy_buffer_ref) == sizeof(struct { void *p; ui
  * $TILECOPY_DEVICE_THRESHOLD: a byte count in decimal digits, nothing else
  * ("-1", "1e9", "0x10", "64M" are refused by name rather than read as
  * something else: strtoull took -1 for 2^64-1 and "abc" for the default).
+ * Set but empty is unset, as for every TILECOPY_* variable.
  */
 static tilecopy_status_t tc_threshold(uint64_t *bytes)
 {
@@ -50,7 +51,7 @@ static tilecopy_status_t tc_threshold(uint64_t *bytes)
 	unsigned long long v;
 
 	*bytes = TC_DEFAULT_THRESHOLD;
-	if (!e)
+	if (!e || !*e)
 		return TILECOPY_SUCCESS;
 	errno = 0;
 	v = strtoull(e, &end, 10);

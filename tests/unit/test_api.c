@@ -749,6 +749,12 @@ START_TEST(test_dlpack_roundtrip)
 	TC_OK(tilecopy_tensor_from_dlpack(&t, &dl, 0));
 	TC_OK(tilecopy_tensor_is_contiguous_in(t, "NHWC", &same));
 	ck_assert(same);
+	/* a typo is an error, not "no"; a format that cannot fit is "no" */
+	TC_FAILS(tilecopy_tensor_is_contiguous_in(t, "NHCW_typo", &same),
+		 TILECOPY_ERR_UNKNOWN_FORMAT, "");
+	TC_FAILS(tilecopy_tensor_is_contiguous_in(t, "(1,2", &same), TILECOPY_ERR_PARSE, "");
+	TC_OK(tilecopy_tensor_is_contiguous_in(t, "zN", &same));
+	ck_assert_int_eq(same, 0);
 	TC_OK(tilecopy_tensor_to_dlpack(&m, t, (void *)shape, 0));
 	ck_assert_int_eq(m->dl_tensor.ndim, 4);
 	ck_assert_int_eq(m->dl_tensor.byte_offset, 16);

@@ -182,7 +182,7 @@ END_TEST
 /* $TILECOPY_DEVICE_THRESHOLD: digits or a clear refusal (review B13). */
 START_TEST(test_threshold_env)
 {
-	static const char *const bad[] = { "-1", "abc", "1e9", "0x10", "", " 5", "64M",
+	static const char *const bad[] = { "-1", "abc", "1e9", "0x10", " 5", "64M",
 					   "99999999999999999999" };
 	int64_t shape[2] = { 2, 2 };
 	int32_t buf[4] = { 0 };
@@ -201,6 +201,10 @@ START_TEST(test_threshold_env)
 	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
 	TC_OK(tilecopy_device_threshold(&thr));
 	ck_assert_uint_eq(thr, 0);
+	/* set but empty is unset, as for every TILECOPY_* variable */
+	setenv("TILECOPY_DEVICE_THRESHOLD", "", 1);
+	TC_OK(tilecopy_device_threshold(&thr));
+	ck_assert_uint_eq(thr, 64ull << 20);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		setenv("TILECOPY_DEVICE_THRESHOLD", bad[i], 1);
 		TC_FAILS(tilecopy_device_threshold(&thr), TILECOPY_ERR_INVALID_ARG,
