@@ -37,12 +37,34 @@ int tc_exec_scalar(const struct drm_tilecopy_desc *descs, size_t n,
 		   const void *src, void *dst);
 
 /**
- * tc_desc_check - validate one descriptor against buffer sizes.
+ * tc_desc_type_bits - bits of one element of &enum drm_tilecopy_type @type:
+ * 32, 16, 8 or 4; 0 for TYPE_NONE and unknown types.
+ */
+static inline unsigned int tc_desc_type_bits(unsigned int type)
+{
+	static const unsigned char bits[] = {
+		[DRM_TILECOPY_TYPE_F32] = 32, [DRM_TILECOPY_TYPE_F16] = 16,
+		[DRM_TILECOPY_TYPE_BF16] = 16, [DRM_TILECOPY_TYPE_I8] = 8,
+		[DRM_TILECOPY_TYPE_U8] = 8, [DRM_TILECOPY_TYPE_I32] = 32,
+		[DRM_TILECOPY_TYPE_I4] = 4, [DRM_TILECOPY_TYPE_U4] = 4,
+	};
+
+	return type < sizeof(bits) ? bits[type] : 0;
+}
+
+/**
+ * tc_desc_check_v2 - validate one descriptor against buffer sizes.
  * @src_size, @dst_size: bytes available at the source and destination.
+ * @scales_size: bytes of the plan's scales (DRM_TILECOPY_CVT_SCALES: @scales
+ *	is a byte offset into them).
  * @field: on failure, set to the name of the offending field.
  * @return 0, or -EINVAL (malformed), -ERANGE (outside a buffer),
  *         -EOVERFLOW (footprint does not fit in 64 bits).
  */
+int tc_desc_check_v2(const struct drm_tilecopy_desc *d, size_t src_size,
+		     size_t dst_size, size_t scales_size, const char **field);
+
+/* tc_desc_check - tc_desc_check_v2() without scales (@scales_size 0). */
 int tc_desc_check(const struct drm_tilecopy_desc *d, size_t src_size,
 		  size_t dst_size, const char **field);
 
@@ -73,13 +95,35 @@ int tc_desc_list_check(const struct drm_tilecopy_desc *d, size_t n,
 		       size_t src_size, size_t dst_size, __u64 max_elems,
 		       size_t *bad, const char **field);
 
+/* tc_desc_list_check_v2 - tc_desc_list_check() with the plan's scales. */
+int tc_desc_list_check_v2(const struct drm_tilecopy_desc *d, size_t n,
+			  size_t src_size, size_t dst_size, size_t scales_size,
+			  __u64 max_elems, size_t *bad, const char **field);
+
 /**
- * tc_desc_footprint - bytes spanned from the base address: 1 + the offset of
- * the last element, times elem_size, computed with the given strides.
+ * tc_desc_side_footprint - bytes spanned from the source (@src_side) or
+ * destination address: with L = sum((extent[k] - 1) * stride[k]), L + 1
+ * elements of the side's size (its type's, or elem_size untyped), or for a
+ * 4-bit side ceil((nibble + L + 1) / 2) bytes.
  * @return 0, or -EOVERFLOW.
+ */
+int tc_desc_side_footprint(const struct drm_tilecopy_desc *d, int src_side,
+			   __u64 *bytes);
+
+/**
+ * tc_desc_footprint - tc_desc_side_footprint() of the side whose strides
+ * @stride is (d->src_stride: the source; anything else: the destination).
  */
 int tc_desc_footprint(const struct drm_tilecopy_desc *d, const __u64 *stride,
 		      __u64 *bytes);
+
+/**
+ * tc_desc_scales_footprint - bytes of scales a DRM_TILECOPY_CVT_SCALES
+ * descriptor reads from @scales: 4 * (1 + sum((extent[k] - 1) *
+ * scale_stride[k])).
+ * @return 0, or -EOVERFLOW.
+ */
+int tc_desc_scales_footprint(const struct drm_tilecopy_desc *d, __u64 *bytes);
 
 /**
  * tc_cpu_backend_get - the executor to use: @name ("scalar", "sse2", "avx2",

@@ -1389,6 +1389,7 @@ START_TEST(test_desc_table)
 	te.dst = env_buf(&e, TC_CASE_BUF, TC_PTE_READ | TC_PTE_WRITE, NULL);
 	te.ro = env_buf(&e, TC_CASE_SMALL, TC_PTE_READ, NULL);
 	te.other = env_buf(&e, TC_CASE_SMALL, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	te.scales = te.src;
 	for (c = 0; c < TC_CASE_COUNT; c++) {
 		const struct tc_desc_case *tc = &tc_desc_cases[c];
 		struct drm_tilecopy_desc d[TC_CASE_MAX_DESCS];

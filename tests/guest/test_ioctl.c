@@ -679,6 +679,7 @@ START_TEST(test_submit_table)
 	env.dst = f.dst.va;
 	env.ro = f.ro.va;
 	env.other = other.va;
+	env.scales = f.src.va;
 	env.max = tc_get_param(f.fd, DRM_TILECOPY_PARAM_MAX_JOB_ELEMS);
 	s = f.s;
 	s.descs = (uintptr_t)d;
