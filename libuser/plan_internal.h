@@ -19,6 +19,10 @@
  */
 #define TC_PRIVATE_ABI	2
 
+/*
+ * @esize: bytes per element of an untyped plan; 0 when its descriptors are
+ * typed (ABI 1.2: a converting plan, or one of 4-bit elements).
+ */
 struct tilecopy_plan {
 	uint32_t magic;			/* TC_MAGIC_PLAN */
 	struct drm_tilecopy_desc *descs;

@@ -4,7 +4,8 @@
 CPU_ARCH := $(shell $(CC) -dumpmachine 2>/dev/null | cut -d- -f1)
 
 CPU_SRCS += libuser/cpu/exec_scalar.c libuser/cpu/desc_check.c libuser/cpu/dispatch.c \
-	    libuser/cpu/pattern.c libuser/cpu/pool.c
+	    libuser/cpu/pattern.c libuser/cpu/pool.c libuser/cpu/exec_typed.c \
+	    libuser/cpu/pattern_typed.c
 ifeq ($(CPU_ARCH),x86_64)
 CPU_SRCS += libuser/cpu/exec_sse2.c libuser/cpu/exec_avx2.c libuser/cpu/exec_avx512.c
 endif

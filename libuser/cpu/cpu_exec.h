@@ -25,16 +25,58 @@
  */
 typedef int (*tc_exec_fn)(const struct drm_tilecopy_desc *descs, size_t n,
 			  const void *src, void *dst);
+/**
+ * tc_exec_scales_fn - tc_exec_fn with the scales typed descriptors
+ * (ABI 1.2) read: a descriptor with DRM_TILECOPY_CVT_SCALES reads them
+ * from byte @scales of it on (a plan's scales). NULL: no descriptor has
+ * that flag (else -EINVAL before anything is written).
+ */
+typedef int (*tc_exec_scales_fn)(const struct drm_tilecopy_desc *descs, size_t n,
+				 const void *src, void *dst, const float *scales);
 
-/** struct tc_cpu_backend - one CPU executor. */
+/**
+ * struct tc_cpu_backend - one CPU executor.
+ * @exec: descriptors without per-channel scales (exec_scales with NULL).
+ * @exec_scales: any descriptors.
+ */
 struct tc_cpu_backend {
 	const char *name;		/* "scalar", "sse2", "avx2", "avx512", "neon" */
 	int (*available)(void);		/* non-zero when this CPU can run it */
 	tc_exec_fn exec;
+	tc_exec_scales_fn exec_scales;
 };
 
 int tc_exec_scalar(const struct drm_tilecopy_desc *descs, size_t n,
 		   const void *src, void *dst);
+int tc_exec_scalar_scales(const struct drm_tilecopy_desc *descs, size_t n,
+			  const void *src, void *dst, const float *scales);
+
+/* ---- typed descriptors (exec_typed.c) ------------------------------------ */
+
+struct tc_cvt;
+struct tc_cvt_kernels;
+
+/*
+ * tc_typed_cvt_init_from - the conversion of typed COPY @d
+ * (tc_cvt_desc_init()) from elements of @src_type instead of its own: the
+ * second half of a conversion split at binary32. @return 0 or -EINVAL.
+ */
+int tc_typed_cvt_init_from(struct tc_cvt *cv, const struct drm_tilecopy_desc *d,
+			   const struct tc_cvt_kernels *k, unsigned int src_type);
+/*
+ * tc_typed_as_untyped - a typed descriptor that only moves bytes (a COPY
+ * of one byte-sized type, no zero point, no scale; a FILL of a byte-sized
+ * type) as the untyped one doing the same into @out: 1, else 0.
+ */
+int tc_typed_as_untyped(const struct drm_tilecopy_desc *d,
+			struct drm_tilecopy_desc *out);
+/* tc_typed_copy_ref - typed COPY @d with @cv, in the descriptor's order. */
+void tc_typed_copy_ref(const struct tc_cvt *cv, const struct drm_tilecopy_desc *d,
+		       const void *src, void *dst, const float *scales);
+/* tc_typed_fill4 - a typed FILL of a 4-bit type. */
+void tc_typed_fill4(const struct drm_tilecopy_desc *d, void *dst);
+/* tc_typed_scales_ok - @d does not need scales, or has them. */
+int tc_typed_scales_ok(const struct drm_tilecopy_desc *d, const float *scales);
 
 /**
  * tc_desc_type_bits - bits of one element of &enum drm_tilecopy_type @type:
