@@ -327,10 +327,7 @@ START_TEST(test_pair)
 		check_case(&c, &t);
 		ccase_fini(&c);
 	}
-	for (int d = 1; d < D_COUNT; d++)
-		if (t.by_design[d])
-			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-				 ", %zu %s", t.by_design[d], defect_name[d]);
+	onednn_defects_str(t.by_design, extra, sizeof(extra));
 	if (!t.configs)
 		printf("/onednn/%s-%s: oneDNN has no reorder (scalar reference only, test_cvt)\n",
 		       dnnl_name[sk], dnnl_name[dk]);
