@@ -9,12 +9,13 @@
  *
  *   transpose   dim 0 is contiguous in the destination and another dim in
  *               the source (NCHW f32 -> NHWC bf16, NCHW -> NCHW64 i4):
- *               tiles of up to TC_TT_COLS x (TC_TT_ELEMS / cols) elements;
- *               the source rows are decoded to binary32 with the contiguous
- *               kernels, the tile transposed by the executor's 4-byte
- *               register transpose, and the destination rows encoded (zero
- *               points and scales applied there). Decoding is exact, so
- *               decode + (affine, encode) is the conversion itself.
+ *               tiles of up to TC_TT_COLS x (TC_TT_BYTES / cols) bytes;
+ *               the source elements are transposed as they are (bits) by
+ *               the executor's register transposes into a stage in L1,
+ *               whose rows are the destination's, then each row converted
+ *               with the contiguous kernels (4-bit sources are unpacked to
+ *               a byte each first: i4 sign-extended is i8, u4 is u8, the
+ *               same values). Two passes, the first a plain transpose.
  *   runs        anything else: tc_cvt_run() per run of dim 0, in the
  *               descriptor's order (strided runs are gathered per chunk).
  *
@@ -30,6 +31,7 @@
  * Copyright (c) 2026 The tilecopy authors
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,12 +46,13 @@
 
 /*
  * A transpose tile: at most TC_TT_COLS destination elements per row, and
- * TC_TT_ELEMS binary32 per stage (8 KiB; two stages stay in L1 with the
- * source and destination lines). Measured on NCHW f32 -> NHWC bf16, C = 64:
- * see docs/performance.md.
+ * TC_TT_BYTES of source elements in the stage. What matters is the run
+ * read from each source row: 64 rows of 128 bytes (an 8 KiB stage) left
+ * the prefetchers behind and NCHW f32 -> NHWC bf16 (C = 64) ran at 6 GB/s;
+ * 1 KiB rows (64 KiB, in L2) give 9 (4-bit: 1.9 GB/s with 128-byte rows).
  */
 #define TC_TT_COLS	64
-#define TC_TT_ELEMS	2048
+#define TC_TT_BYTES	65536
 /* Ops writing less than this stay on one thread (as pattern.c's). */
 #define TC_TYPED_THREAD_MIN	(256u << 10)
 
@@ -65,7 +68,9 @@ struct tc_tdim {
  */
 struct tc_top {
 	const struct tc_kernels *k;
-	const struct tc_cvt *cv, *dec, *enc;
+	const struct tc_cvt *cv;
+	const struct tc_cvt *rows;	/* transposes: the conversion of a stage row */
+	tc_cvt_tr_encode_fn *fused;	/* f32 transposed and encoded at once, or NULL */
 	const char *src;
 	char *dst;
 	const float *scales;
@@ -73,7 +78,8 @@ struct tc_top {
 	int nd;
 	struct tc_tdim d[TC_MAXD];
 	int a, b;		/* transpose: a contiguous in src, b in dst; else -1 */
-	unsigned int dbits;
+	unsigned int sbits, dbits;
+	int nt;			/* the whole op writes TC_NT_THRESHOLD or more */
 };
 
 /* ---- the kernel set of each executor ----------------------------------------- */
@@ -161,7 +167,7 @@ static int tc_top_disjoint(const struct tc_top *t)
 static void tc_top_analyse(struct tc_top *t)
 {
 	t->a = t->b = -1;
-	if (t->nd < 2 || t->d[0].ds != 1 || t->d[0].ss == 1 || !t->dec ||
+	if (t->nd < 2 || t->d[0].ds != 1 || t->d[0].ss == 1 || !t->rows ||
 	    !tc_top_disjoint(t))
 		return;
 	for (int k = 1; k < t->nd; k++) {
@@ -171,6 +177,53 @@ static void tc_top_analyse(struct tc_top *t)
 			return;
 		}
 	}
+}
+
+/* ---- scratch ---------------------------------------------------------------- */
+
+/*
+ * The stages of the transposes (up to TC_SCRATCH bytes) are per thread and
+ * kept: on the heap, since a caller's thread may have a small stack, and
+ * kept because allocating them each call costs page faults (blocks this
+ * size are mmapped and unmapped by malloc). Freed when the thread exits.
+ */
+#define TC_SCRATCH	(256u << 10)
+
+static pthread_key_t tc_scratch_key;
+static pthread_once_t tc_scratch_once = PTHREAD_ONCE_INIT;
+static int tc_scratch_ok;
+
+static void tc_scratch_init(void)
+{
+	tc_scratch_ok = !pthread_key_create(&tc_scratch_key, free);
+}
+
+/* This thread's TC_SCRATCH bytes, 64-byte aligned, or NULL. */
+static char *tc_scratch(void)
+{
+	void *p;
+
+	pthread_once(&tc_scratch_once, tc_scratch_init);
+	if (!tc_scratch_ok)
+		return NULL;
+	p = pthread_getspecific(tc_scratch_key);
+	if (p)
+		return p;
+	if (posix_memalign(&p, 64, TC_SCRATCH))
+		return NULL;
+	if (pthread_setspecific(tc_scratch_key, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* dlclose: no destructor may point into the unmapped library (leaks the buffers). */
+__attribute__((destructor)) static void tc_scratch_fini(void)
+{
+	if (tc_scratch_ok)
+		pthread_key_delete(tc_scratch_key);
+	tc_scratch_ok = 0;
 }
 
 /* ---- iteration ------------------------------------------------------------- */
@@ -222,40 +275,216 @@ static void tc_run_point(const struct tc_top *t, int64_t so, int64_t dso, int64_
 /* ---- transposes ------------------------------------------------------------ */
 
 /*
+ * 4-bit elements to and from one byte each, eight at a time in a 64-bit
+ * word (no loop here vectorises without the ISA's flags; byte at a time,
+ * unpacking and packing took 90% of an i4 transpose). Little endian: the
+ * low nibble of a byte is the even element, as the low byte of a word.
+ */
+#define TC_B01	0x0101010101010101ull
+
+/* Four bytes of nibbles: eight bytes, i4 sign-extended (v - 8 of v ^ 8, per byte). */
+static inline uint64_t tc_spread8(uint32_t in, int is_signed)
+{
+	uint64_t z = in;
+
+	z = (z | z << 16) & 0x0000ffff0000ffffull;
+	z = (z | z << 8) & 0x00ff00ff00ff00ffull;
+	z = (z & 0x0f * (TC_B01 & 0x00ff00ff00ff00ffull)) |
+	    ((z & 0xf0 * (TC_B01 & 0x00ff00ff00ff00ffull)) << 4);
+	if (is_signed)
+		z = (((z ^ 8 * TC_B01) | 0x80 * TC_B01) - 8 * TC_B01) ^ 0x80 * TC_B01;
+	return z;
+}
+
+/* Eight bytes' low nibbles: four bytes of nibbles. */
+static inline uint32_t tc_gather8(uint64_t x)
+{
+	x &= 0x0f * TC_B01;
+	x = (x | x >> 4) & 0x00ff00ff00ff00ffull;
+	x = (x | x >> 8) & 0x0000ffff0000ffffull;
+	return (uint32_t)(x | x >> 16);
+}
+
+static inline signed char tc_nib(unsigned int v, int is_signed)
+{
+	v &= 0xf;
+	return (signed char)(is_signed ? (int)(v ^ 8) - 8 : (int)v);
+}
+
+/* @n 4-bit elements from element @e of @src (any nibble) as bytes. */
+static void tc_unpack4(unsigned char *out, const unsigned char *src, int64_t e, size_t n,
+		       int is_signed)
+{
+	const unsigned char *p = src + (e >> 1);
+	size_t i = 0;
+
+	if (n && (e & 1))
+		out[i++] = (unsigned char)tc_nib(*p++ >> 4, is_signed);
+	for (; i + 8 <= n; i += 8, p += 4) {
+		uint32_t in;
+		uint64_t x;
+
+		memcpy(&in, p, 4);
+		x = tc_spread8(in, is_signed);
+		memcpy(out + i, &x, 8);
+	}
+	for (; i < n; i++) {
+		out[i] = (unsigned char)tc_nib(*p, is_signed);
+		if (++i == n)
+			break;
+		out[i] = (unsigned char)tc_nib(*p++ >> 4, is_signed);
+	}
+}
+
+/* @n bytes' low nibbles into 4-bit elements from element @e of @dst on. */
+static void tc_pack4(unsigned char *dst, int64_t e, const unsigned char *in, size_t n)
+{
+	unsigned char *p = dst + (e >> 1);
+	size_t i = 0;
+
+	if (n && (e & 1)) {
+		*p = (unsigned char)((*p & 0x0f) | in[i++] << 4);
+		p++;
+	}
+	for (; i + 8 <= n; i += 8, p += 4) {
+		uint64_t x;
+		uint32_t v;
+
+		memcpy(&x, in + i, 8);
+		v = tc_gather8(x);
+		memcpy(p, &v, 4);
+	}
+	for (; i + 2 <= n; i += 2)
+		*p++ = (unsigned char)((in[i] & 0x0f) | in[i + 1] << 4);
+	if (i < n)
+		*p = (unsigned char)((*p & 0xf0) | (in[i] & 0x0f));
+}
+
+/* Stage row(s) @n elements at @stage + @off into the destination from @dso on. */
+static void tc_tile_row(const struct tc_top *t, int64_t dso, const char *stage, size_t off,
+			size_t n, int64_t co, ptrdiff_t cs)
+{
+	if (t->cv->copy && t->dbits == 4)	/* bytes of nibbles: just their nibbles */
+		tc_pack4((unsigned char *)t->dst, dso, (const unsigned char *)stage + off, n);
+	else
+		tc_cvt_run(t->rows, t->dst, dso, 1, stage, (int64_t)off, 1, n,
+			   tc_top_scale(t, co), cs);
+}
+
+/*
  * One tile: @nc destination columns (dim b) x @nr rows (dim a) from
- * element offsets @so, @dso, @co. Stage 1 is [nc][nr] (one source row per
- * column), stage 2 [nr][nc] (one destination row per row).
+ * element offsets @so, @dso, @co. The stage is [nr][nc] source elements
+ * (bytes for a 4-bit source, unpacked through @tmp first): each of its
+ * rows one destination row's, converted in one run.
  */
 static void tc_tile(const struct tc_top *t, int64_t so, int64_t dso, int64_t co,
-		    size_t nc, size_t nr, float *s1, float *s2)
+		    size_t nc, size_t nr, char *stage, char *tmp)
 {
 	const struct tc_tdim *a = &t->d[t->a], *b = &t->d[t->b];
+	unsigned int es = t->sbits == 4 ? 1 : t->sbits / 8;
+	unsigned int lg = es == 1 ? 0 : es == 2 ? 1 : 2;
 	size_t i;
 
-	for (i = 0; i < nc; i++)
-		tc_cvt_run(t->dec, s1, (int64_t)(i * nr), 1, t->src,
-			   so + (int64_t)i * b->ss, 1, nr, NULL, 0);
-	t->k->transpose[2]((char *)s2, nc * sizeof(float), (const char *)s1,
-			   nr * sizeof(float), nc, nr, 0);
+	if (t->sbits == 4) {
+		for (i = 0; i < nc; i++)
+			tc_unpack4((unsigned char *)tmp + i * nr, (const unsigned char *)t->src,
+				   so + (int64_t)i * b->ss, nr, t->cv->src_kind == TC_CVT_I4);
+		t->k->transpose[0](stage, nc, tmp, nr, nc, nr, 0);
+	} else {
+		t->k->transpose[lg](stage, nc * es, t->src + so * (int64_t)es,
+				    (size_t)b->ss * es, nc, nr, 0);
+	}
 	/* whole destination rows back to back, the scales chained: one run */
 	if (a->ds == (int64_t)nc && (!t->scales || a->cs == b->cs * (int64_t)nc)) {
-		tc_cvt_run(t->enc, t->dst, dso, 1, s2, 0, 1, nc * nr,
-			   tc_top_scale(t, co), (ptrdiff_t)b->cs);
+		tc_tile_row(t, dso, stage, 0, nc * nr, co, (ptrdiff_t)b->cs);
 		return;
 	}
 	for (i = 0; i < nr; i++)
-		tc_cvt_run(t->enc, t->dst, dso + (int64_t)i * a->ds, 1, s2,
-			   (int64_t)(i * nc), 1, nc, tc_top_scale(t, co + (int64_t)i * a->cs),
-			   (ptrdiff_t)b->cs);
+		tc_tile_row(t, dso + (int64_t)i * a->ds, stage, i * nc, nc,
+			    co + (int64_t)i * a->cs, (ptrdiff_t)b->cs);
+}
+
+/* The stage and the unpacked rows of a 4-bit source (the thread's scratch). */
+struct tc_tile_mem {
+	char stage[TC_TT_BYTES];
+	char tmp[TC_TT_BYTES];
+};
+_Static_assert(sizeof(struct tc_tile_mem) <= TC_SCRATCH, "scratch too small");
+
+/*
+ * Blocks of a fused transpose (f32 -> f16, bf16 with no zero point or
+ * scale): TC_FUSED_DST destination elements of each row by TC_FUSED_SRC
+ * source elements of each row (4 KiB of f32: measured best among 0.5 to 4
+ * KiB on NCHW -> NHWC bf16, C = 64).
+ *
+ * A large output whose destination rows lie back to back (NHWC) is made
+ * TC_FUSED_NT rows at a time in a stage and streamed out whole with
+ * non-temporal stores: the rows get a few elements per band of the
+ * transpose, and written in place each line is read first (a third more
+ * traffic; 3.9 -> 3.2 ms on 32x64x56x56).
+ */
+#define TC_FUSED_DST	128
+#define TC_FUSED_SRC	1024
+#define TC_FUSED_NT	1024
+_Static_assert(TC_FUSED_NT * TC_FUSED_DST * 2 <= TC_SCRATCH, "scratch too small");
+
+static void tc_fused_block(const struct tc_top *t, int64_t so, int64_t dso, size_t nc,
+			   size_t nr, char *stage)
+{
+	const struct tc_tdim *a = &t->d[t->a], *b = &t->d[t->b];
+	size_t des = t->dbits / 8;
+	char *d = t->dst + dso * (int64_t)des;
+	const float *s = (const float *)t->src + so;
+
+	if (!stage) {
+		t->fused(d, (size_t)a->ds, s, (size_t)b->ss, nc, nr);
+		return;
+	}
+	for (size_t a0 = 0; a0 < nr; a0 += TC_FUSED_NT) {
+		size_t m = nr - a0 < TC_FUSED_NT ? nr - a0 : TC_FUSED_NT;
+
+		t->fused(stage, nc, s + a0, (size_t)b->ss, nc, m);
+		t->k->copy(d + a0 * nc * des, stage, m * nc * des, 1);
+	}
+}
+
+static void tc_fused_point(const struct tc_top *t, int64_t so, int64_t dso, char *stage)
+{
+	const struct tc_tdim *a = &t->d[t->a], *b = &t->d[t->b];
+
+	for (int64_t b0 = 0; b0 < b->ext; b0 += TC_FUSED_DST) {
+		size_t nc = b->ext - b0 < TC_FUSED_DST ? (size_t)(b->ext - b0) : TC_FUSED_DST;
+
+		for (int64_t a0 = 0; a0 < a->ext; a0 += TC_FUSED_SRC) {
+			size_t nr = a->ext - a0 < TC_FUSED_SRC ? (size_t)(a->ext - a0) : TC_FUSED_SRC;
+
+			tc_fused_block(t, so + a0 + b0 * b->ss, dso + a0 * a->ds + b0, nc, nr,
+				       stage);
+		}
+	}
 }
 
 static void tc_tr_point(const struct tc_top *t, int64_t so, int64_t dso, int64_t co,
 			void *ctx)
 {
-	float *s1 = ctx, *s2 = s1 + TC_TT_ELEMS;
+	struct tc_tile_mem *m = ctx;
 	const struct tc_tdim *a = &t->d[t->a], *b = &t->d[t->b];
+
+	if (t->fused) {
+		tc_fused_point(t, so, dso, ctx);
+		return;
+	}
+	size_t es = t->sbits == 4 ? 1 : t->sbits / 8;
 	size_t cb = b->ext < TC_TT_COLS ? (size_t)b->ext : TC_TT_COLS;
-	size_t rb = TC_TT_ELEMS / cb;
+	size_t rb = TC_TT_BYTES / es / cb;
+
+	/* few source rows (NHWC -> NCHW, C = 64): longer destination rows */
+	if ((int64_t)rb > a->ext) {
+		rb = (size_t)a->ext;
+		cb = TC_TT_BYTES / es / rb;
+		if ((int64_t)cb > b->ext)
+			cb = (size_t)b->ext;
+	}
 
 	for (int64_t b0 = 0; b0 < b->ext; b0 += (int64_t)cb) {
 		size_t nc = b->ext - b0 < (int64_t)cb ? (size_t)(b->ext - b0) : cb;
@@ -264,20 +493,30 @@ static void tc_tr_point(const struct tc_top *t, int64_t so, int64_t dso, int64_t
 			size_t nr = a->ext - a0 < (int64_t)rb ? (size_t)(a->ext - a0) : rb;
 
 			tc_tile(t, so + a0 * a->ss + b0 * b->ss, dso + a0 * a->ds + b0 * b->ds,
-				co + a0 * a->cs + b0 * b->cs, nc, nr, s1, s2);
+				co + a0 * a->cs + b0 * b->cs, nc, nr, m->stage, m->tmp);
 		}
 	}
 }
 
 static void tc_top_run(const struct tc_top *t)
 {
-	if (t->a >= 0) {
-		float stage[2 * TC_TT_ELEMS] __attribute__((aligned(64)));
+	unsigned int ab = t->a >= 0 ? (1u << t->a) | (1u << t->b) : 0;
+	char *scratch = t->a >= 0 ? tc_scratch() : NULL;
 
-		tc_top_foreach(t, (1u << t->a) | (1u << t->b), tc_tr_point, stage);
+	if (t->a >= 0 && t->fused) {
+		const struct tc_tdim *a = &t->d[t->a], *b = &t->d[t->b];
+		int nt = scratch && t->nt && b->ext <= TC_FUSED_DST && a->ds == b->ext;
+
+		tc_top_foreach(t, ab, tc_tr_point, nt ? scratch : NULL);
+		if (nt && t->k->sfence)
+			t->k->sfence();
 		return;
 	}
-	tc_top_foreach(t, 1u, tc_run_point, NULL);
+	if (t->a >= 0 && scratch) {
+		tc_top_foreach(t, ab, tc_tr_point, scratch);
+		return;
+	}
+	tc_top_foreach(t, 1u, tc_run_point, NULL);	/* (no memory: the runs) */
 }
 
 /* ---- threads ----------------------------------------------------------------- */
@@ -384,7 +623,7 @@ static uint64_t tc_top_bytes(const struct tc_top *t)
 int tc_typed_exec(const struct tc_kernels *k, const struct drm_tilecopy_desc *d,
 		  const void *src, void *dst, const float *scales, unsigned nthr)
 {
-	struct tc_cvt cv, dec, enc;
+	struct tc_cvt cv, rows;
 	const struct tc_cvt_kernels *set = tc_cvt_for_executor(k->name);
 	struct tc_top t;
 
@@ -401,20 +640,27 @@ int tc_typed_exec(const struct tc_kernels *k, const struct drm_tilecopy_desc *d,
 	t.dst = (char *)dst + d->dst;
 	t.so = d->src_nibble;
 	t.dso = d->dst_nibble;
+	t.sbits = tc_desc_type_bits(d->src_type);
 	t.dbits = tc_desc_type_bits(d->dst_type);
 	if (d->cvt_flags & DRM_TILECOPY_CVT_SCALES)
 		t.scales = (const float *)((const char *)scales + d->scales);
 	/*
-	 * The two halves of a transpose: an exact decode, then the rest (not
-	 * for i32 -> i32 with zero points only: integer arithmetic).
+	 * A transpose's stage rows hold source elements, 4-bit ones unpacked
+	 * to bytes: the same values as i8 / u8, so the same conversion from
+	 * those (a 4-bit copy included: its values fit).
 	 */
-	if (!cv.int_zp && !tc_cvt_init(&dec, TC_CVT_F32, cv.src_kind, NULL, set, NULL) &&
-	    !tc_typed_cvt_init_from(&enc, d, set, DRM_TILECOPY_TYPE_F32)) {
-		t.dec = &dec;
-		t.enc = &enc;
-	}
+	t.rows = &cv;
+	if (t.sbits == 4 && !tc_typed_cvt_init_from(&rows, d, set, cv.src_kind == TC_CVT_I4 ?
+						   DRM_TILECOPY_TYPE_I8 : DRM_TILECOPY_TYPE_U8))
+		t.rows = &rows;
+	else if (t.sbits == 4)
+		t.rows = NULL;
+	/* a plain f32 -> f16 / bf16 transposed in registers, encoded on the way out */
+	if (cv.src_kind == TC_CVT_F32 && !cv.affine.ops && !cv.copy)
+		t.fused = set->tr_encode[cv.dst_kind];
 	tc_top_shape(&t, d);
 	tc_top_analyse(&t);
+	t.nt = tc_top_bytes(&t) >= TC_NT_THRESHOLD;
 	tc_top_exec(&t, nthr, tc_top_bytes(&t));
 	return 0;
 }

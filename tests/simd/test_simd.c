@@ -1112,7 +1112,7 @@ START_TEST(test_typed_threads)
 	const struct tc_cpu_backend *be = backend_or_skip(_i);
 	static const unsigned nthr[] = { 2, 3, 7 };
 	float *scales = malloc(NSCALES * sizeof(float));
-	struct drm_tilecopy_desc d[8];
+	struct drm_tilecopy_desc d[10];
 	__u32 e[2] = { 7, 60001 };
 	size_t n = 0;
 
@@ -1124,6 +1124,9 @@ START_TEST(test_typed_threads)
 	rng_state = 0x7417ULL;
 	fill_scales(scales, NSCALES);
 	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_F32, DRM_TILECOPY_TYPE_BF16, 64, 3136, 3, 64);
+	/* fused transpose + encoding, streamed (4 MiB and more out), odd edges */
+	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_F32, DRM_TILECOPY_TYPE_F16, 61, 3137, 12, 61);
+	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_F32, DRM_TILECOPY_TYPE_BF16, 37, 50003, 1, 40);
 	d[n] = typed_transpose(DRM_TILECOPY_TYPE_F32, DRM_TILECOPY_TYPE_I8, 64, 3136, 2, 64);
 	d[n].cvt_flags = DRM_TILECOPY_CVT_SCALES;	/* per channel along dim 0 */
 	d[n].scale_stride[0] = 1;
