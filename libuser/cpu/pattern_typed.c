@@ -5,13 +5,18 @@
  *
  * A typed COPY is normalised like an untyped one (unit dims dropped, dims
  * whose source, destination and scale strides all chain merged; strides
- * in elements), then run one of two ways:
+ * in elements), then run one of three ways:
  *
+ *   fused       a transpose (below) of f32 into f16 or bf16 with no zero
+ *               point or scale: in registers, encoded on the way out
+ *               (tc_cvt_kernels.tr_encode), one pass; streamed out through
+ *               a stage when large and the destination rows are back to
+ *               back (TC_FUSED_NT).
  *   transpose   dim 0 is contiguous in the destination and another dim in
  *               the source (NCHW f32 -> NHWC bf16, NCHW -> NCHW64 i4):
  *               tiles of up to TC_TT_COLS x (TC_TT_BYTES / cols) bytes;
  *               the source elements are transposed as they are (bits) by
- *               the executor's register transposes into a stage in L1,
+ *               the executor's register transposes into a stage (in L2),
  *               whose rows are the destination's, then each row converted
  *               with the contiguous kernels (4-bit sources are unpacked to
  *               a byte each first: i4 sign-extended is i8, u4 is u8, the

@@ -24,6 +24,7 @@
  *                      tilecopy_desc_format.
  *
  * An executor this CPU cannot run is reported as skipped by name.
+ * TC_TEST_QUICK (valgrind runs): the first two shapes and executors only.
  */
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +35,12 @@
 
 static const char *const cpus[] = { "scalar", "sse2", "avx2", "avx512", "neon" };
 #define NCPUS (int)(sizeof(cpus) / sizeof(cpus[0]))
+
+/* TC_TEST_QUICK: @full cases, or @quick of them. */
+static size_t cases(size_t full, size_t quick)
+{
+	return getenv("TC_TEST_QUICK") && quick < full ? quick : full;
+}
 
 /* Non-zero if @cpu runs here; says so once per test if not. */
 static int cpu_ok(const char *cpu, const char *test)
@@ -246,11 +253,11 @@ START_TEST(test_int4_plans)
 	};
 	static const tilecopy_dtype_t dts[] = { TILECOPY_DT_I4, TILECOPY_DT_U4 };
 
-	for (int c = 0; c < NCPUS; c++) {
+	for (int c = 0; c < (int)cases(NCPUS, 2); c++) {
 		if (!cpu_ok(cpus[c], "/convert/int4-plans"))
 			continue;
 		for (size_t t = 0; t < 2; t++)
-			for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+			for (size_t s = 0; s < cases(sizeof(shapes) / sizeof(shapes[0]), 2); s++)
 				for (size_t a = 0; a < sizeof(fmts) / sizeof(fmts[0]); a++)
 					for (size_t b = 0; b < sizeof(fmts) / sizeof(fmts[0]); b++) {
 						tilecopy_tensor_t *x = tensor(fmts[a], shapes[s], 4, dts[t]);
@@ -418,7 +425,7 @@ static void check_conversion(const struct conv_case *cc, const int64_t *shape, c
 
 START_TEST(test_reference)
 {
-	static const struct conv_case cases[] = {
+	static const struct conv_case convs[] = {
 		{ "NCHW", "NHWC", TILECOPY_DT_F32, TILECOPY_DT_BF16, 0 },
 		{ "NCHW", "nChw16c", TILECOPY_DT_F32, TILECOPY_DT_F16, 1 },
 		{ "nChw16c", "NHWC", TILECOPY_DT_F16, TILECOPY_DT_F32, 0 },
@@ -437,12 +444,12 @@ START_TEST(test_reference)
 	};
 	static const int64_t shapes[][4] = { { 2, 19, 3, 5 }, { 1, 3, 4, 7 }, { 17, 33, 1, 2 } };
 
-	for (int c = 0; c < NCPUS; c++) {
+	for (int c = 0; c < (int)cases(NCPUS, 2); c++) {
 		if (!cpu_ok(cpus[c], "/convert/reference"))
 			continue;
-		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-			for (size_t s = 0; s < 3; s++)
-				check_conversion(&cases[i], shapes[s], cpus[c]);
+		for (size_t i = 0; i < sizeof(convs) / sizeof(convs[0]); i++)
+			for (size_t s = 0; s < cases(3, 1); s++)
+				check_conversion(&convs[i], shapes[s], cpus[c]);
 	}
 }
 END_TEST
