@@ -227,6 +227,29 @@ static inline void tr8x8(__m256 *o, const float *src, size_t sld)
 	}
 }
 
+/* The f32 stage on 8 lanes / one element, in the reference's order. */
+static inline __m256 affine8(__m256 x, const struct tc_cvt_affine *a, __m256 s)
+{
+	if (a->ops & TC_CVT_SUB_ZP)
+		x = _mm256_sub_ps(x, _mm256_set1_ps(a->src_zp));
+	if (a->ops & TC_CVT_MUL)
+		x = _mm256_mul_ps(x, s);
+	if (a->ops & TC_CVT_ADD_ZP)
+		x = _mm256_add_ps(x, _mm256_set1_ps(a->dst_zp));
+	return x;
+}
+
+static inline float affine1(float x, const struct tc_cvt_affine *a, float s)
+{
+	if (a->ops & TC_CVT_SUB_ZP)
+		x -= a->src_zp;
+	if (a->ops & TC_CVT_MUL)
+		x *= s;
+	if (a->ops & TC_CVT_ADD_ZP)
+		x += a->dst_zp;
+	return x;
+}
+
 /*
  * Bands of 8 source rows swept across the columns: the source is read as
  * 8 sequential streams (columns outer, 64 rows apart, left the prefetchers
@@ -234,31 +257,38 @@ static inline void tr8x8(__m256 *o, const float *src, size_t sld)
  * a band and stays in the caches until the block is done. Edges element
  * by element with the reference's encoder (the vector one's bits).
  */
-#define AVX2_TR_ENCODER(name, kind, scalar)				\
+#define AVX2_TR_ENCODER(name, kind, es)					\
 void tc_cvt_avx2_tr_##name(void *dst, size_t dld, const float *src, size_t sld, \
-			   size_t rows, size_t cols)			\
+			   size_t rows, size_t cols, const struct tc_cvt_affine *a, \
+			   const float *scale, ptrdiff_t sst)		\
 {									\
-	uint16_t *d = dst;						\
+	char *d = dst;							\
 	size_t c, r;							\
 									\
 	for (r = 0; r + 8 <= rows; r += 8) {				\
+		__m256 s = sst ? _mm256_loadu_ps(scale + r) : _mm256_set1_ps(scale[0]); \
+									\
 		for (c = 0; c + 8 <= cols; c += 8) {			\
 			__m256 o[8];					\
 									\
 			tr8x8(o, src + r * sld + c, sld);		\
 			for (int i = 0; i < 8; i++)			\
-				st_##name((char *)(d + (c + i) * dld + r), o[i]); \
+				st_##name(d + ((c + i) * dld + r) * (es), affine8(o[i], a, s)); \
 		}							\
 		for (; c < cols; c++)					\
-			for (int i = 0; i < 8; i++)			\
-				d[c * dld + r + i] = scalar(src[(r + i) * sld + c]); \
+			for (size_t i = r; i < r + 8; i++)		\
+				tc_cvt_store(kind, d, (int64_t)(c * dld + i), \
+					     affine1(src[i * sld + c], a, scale[(ptrdiff_t)i * sst])); \
 	}								\
 	for (; r < rows; r++)						\
 		for (c = 0; c < cols; c++)				\
-			d[c * dld + r] = scalar(src[r * sld + c]);	\
+			tc_cvt_store(kind, d, (int64_t)(c * dld + r),	\
+				     affine1(src[r * sld + c], a, scale[(ptrdiff_t)r * sst])); \
 }
-AVX2_TR_ENCODER(f16, TC_CVT_F16, tc_cvt_f32_to_f16)
-AVX2_TR_ENCODER(bf16, TC_CVT_BF16, tc_cvt_f32_to_bf16)
+AVX2_TR_ENCODER(f16, TC_CVT_F16, 2)
+AVX2_TR_ENCODER(bf16, TC_CVT_BF16, 2)
+AVX2_TR_ENCODER(i8, TC_CVT_I8, 1)
+AVX2_TR_ENCODER(u8, TC_CVT_U8, 1)
 
 /* ---- the f32 stage ------------------------------------------------------- */
 
@@ -323,6 +353,8 @@ const struct tc_cvt_kernels tc_cvt_avx2 = {
 	.tr_encode = {
 		[TC_CVT_F16] = tc_cvt_avx2_tr_f16,
 		[TC_CVT_BF16] = tc_cvt_avx2_tr_bf16,
+		[TC_CVT_I8] = tc_cvt_avx2_tr_i8,
+		[TC_CVT_U8] = tc_cvt_avx2_tr_u8,
 	},
 };
 

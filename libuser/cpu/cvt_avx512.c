@@ -301,6 +301,8 @@ static int avx512bf16_available(void)
 		.tr_encode = {						\
 			[TC_CVT_F16] = tc_cvt_avx2_tr_f16,		\
 			[TC_CVT_BF16] = tc_cvt_avx2_tr_bf16,		\
+			[TC_CVT_I8] = tc_cvt_avx2_tr_i8,		\
+			[TC_CVT_U8] = tc_cvt_avx2_tr_u8,		\
 		},							\
 	}
 

@@ -7,11 +7,12 @@
  * whose source, destination and scale strides all chain merged; strides
  * in elements), then run one of three ways:
  *
- *   fused       a transpose (below) of f32 into f16 or bf16 with no zero
- *               point or scale: in registers, encoded on the way out
- *               (tc_cvt_kernels.tr_encode), one pass; streamed out through
- *               a stage when large and the destination rows are back to
- *               back (TC_FUSED_NT).
+ *   fused       a transpose (below) of f32 into f16, bf16, i8 or u8 whose
+ *               scales are one, or one per destination row element (the
+ *               channel of NHWC): in registers, zero points and scale
+ *               applied and encoded on the way out (tc_cvt_kernels.
+ *               tr_encode), one pass; streamed out through a stage when
+ *               large and the destination rows are back to back.
  *   transpose   dim 0 is contiguous in the destination and another dim in
  *               the source (NCHW f32 -> NHWC bf16, NCHW -> NCHW64 i4):
  *               tiles of up to TC_TT_COLS x (TC_TT_BYTES / cols) bytes;
@@ -417,8 +418,8 @@ struct tc_tile_mem {
 _Static_assert(sizeof(struct tc_tile_mem) <= TC_SCRATCH, "scratch too small");
 
 /*
- * Blocks of a fused transpose (f32 -> f16, bf16 with no zero point or
- * scale): TC_FUSED_DST destination elements of each row by TC_FUSED_SRC
+ * Blocks of a fused transpose (f32 -> f16, bf16, i8, u8): TC_FUSED_DST
+ * destination elements of each row by TC_FUSED_SRC
  * source elements of each row (4 KiB of f32: measured best among 0.5 to 4
  * KiB on NCHW -> NHWC bf16, C = 64).
  *
@@ -433,27 +434,34 @@ _Static_assert(sizeof(struct tc_tile_mem) <= TC_SCRATCH, "scratch too small");
 #define TC_FUSED_NT	1024
 _Static_assert(TC_FUSED_NT * TC_FUSED_DST * 2 <= TC_SCRATCH, "scratch too small");
 
-static void tc_fused_block(const struct tc_top *t, int64_t so, int64_t dso, size_t nc,
-			   size_t nr, char *stage)
+/*
+ * @nc x @nr elements (dim b x dim a) from element offsets @so, @dso, the
+ * scales of its rows (dim b) at @co; through @stage, streamed, when given.
+ */
+static void tc_fused_block(const struct tc_top *t, int64_t so, int64_t dso, int64_t co,
+			   size_t nc, size_t nr, char *stage)
 {
 	const struct tc_tdim *a = &t->d[t->a], *b = &t->d[t->b];
+	const float *sc = t->scales ? t->scales + co : &t->cv->scale;
+	ptrdiff_t sst = t->scales ? (ptrdiff_t)b->cs : 0;
 	size_t des = t->dbits / 8;
 	char *d = t->dst + dso * (int64_t)des;
 	const float *s = (const float *)t->src + so;
 
 	if (!stage) {
-		t->fused(d, (size_t)a->ds, s, (size_t)b->ss, nc, nr);
+		t->fused(d, (size_t)a->ds, s, (size_t)b->ss, nc, nr, &t->cv->affine, sc, sst);
 		return;
 	}
 	for (size_t a0 = 0; a0 < nr; a0 += TC_FUSED_NT) {
 		size_t m = nr - a0 < TC_FUSED_NT ? nr - a0 : TC_FUSED_NT;
 
-		t->fused(stage, nc, s + a0, (size_t)b->ss, nc, m);
+		t->fused(stage, nc, s + a0, (size_t)b->ss, nc, m, &t->cv->affine, sc, sst);
 		t->k->copy(d + a0 * nc * des, stage, m * nc * des, 1);
 	}
 }
 
-static void tc_fused_point(const struct tc_top *t, int64_t so, int64_t dso, char *stage)
+static void tc_fused_point(const struct tc_top *t, int64_t so, int64_t dso, int64_t co,
+			   char *stage)
 {
 	const struct tc_tdim *a = &t->d[t->a], *b = &t->d[t->b];
 
@@ -463,8 +471,8 @@ static void tc_fused_point(const struct tc_top *t, int64_t so, int64_t dso, char
 		for (int64_t a0 = 0; a0 < a->ext; a0 += TC_FUSED_SRC) {
 			size_t nr = a->ext - a0 < TC_FUSED_SRC ? (size_t)(a->ext - a0) : TC_FUSED_SRC;
 
-			tc_fused_block(t, so + a0 + b0 * b->ss, dso + a0 * a->ds + b0, nc, nr,
-				       stage);
+			tc_fused_block(t, so + a0 + b0 * b->ss, dso + a0 * a->ds + b0,
+				       co + b0 * b->cs, nc, nr, stage);
 		}
 	}
 }
@@ -476,7 +484,7 @@ static void tc_tr_point(const struct tc_top *t, int64_t so, int64_t dso, int64_t
 	const struct tc_tdim *a = &t->d[t->a], *b = &t->d[t->b];
 
 	if (t->fused) {
-		tc_fused_point(t, so, dso, ctx);
+		tc_fused_point(t, so, dso, co, ctx);
 		return;
 	}
 	size_t es = t->sbits == 4 ? 1 : t->sbits / 8;
@@ -660,11 +668,15 @@ int tc_typed_exec(const struct tc_kernels *k, const struct drm_tilecopy_desc *d,
 		t.rows = &rows;
 	else if (t.sbits == 4)
 		t.rows = NULL;
-	/* a plain f32 -> f16 / bf16 transposed in registers, encoded on the way out */
-	if (cv.src_kind == TC_CVT_F32 && !cv.affine.ops && !cv.copy)
-		t.fused = set->tr_encode[cv.dst_kind];
 	tc_top_shape(&t, d);
 	tc_top_analyse(&t);
+	/*
+	 * f32 transposed in registers, converted on the way out: with one
+	 * scale, or one per element of a destination row (NHWC's channel)
+	 */
+	if (t.a >= 0 && cv.src_kind == TC_CVT_F32 && !cv.copy &&
+	    (!t.scales || (!t.d[t.a].cs && t.d[t.b].cs <= 1)))
+		t.fused = set->tr_encode[cv.dst_kind];
 	t.nt = tc_top_bytes(&t) >= TC_NT_THRESHOLD;
 	tc_top_exec(&t, nthr, tc_top_bytes(&t));
 	return 0;
