@@ -366,6 +366,53 @@ static void tc_pack4(unsigned char *dst, int64_t e, const unsigned char *in, siz
 		*p = (unsigned char)((*p & 0xf0) | (in[i] & 0x0f));
 }
 
+/*
+ * @n bytes' nibbles at @shift (0: the low ones, 4: the high ones) packed
+ * into @n / 2 bytes at @out, @n even.
+ */
+static void tc_pack_half(unsigned char *out, const unsigned char *in, size_t n, int shift)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8, out += 4) {
+		uint64_t x;
+		uint32_t v;
+
+		memcpy(&x, in + i, 8);
+		v = tc_gather8(x >> shift);
+		memcpy(out, &v, 4);
+	}
+	for (; i < n; i += 2)
+		*out++ = (unsigned char)(((in[i] >> shift) & 0x0f) | ((in[i + 1] >> shift) & 0x0f) << 4);
+}
+
+/*
+ * A 4-bit copy whose source rows, pixel pairs and destination rows start
+ * bytes (NCHW -> NCHW64 of an even H x W): each source byte holds two
+ * pixels of a channel, so the bytes are transposed as they are (half the
+ * bytes of an unpacked stage) and each stage row, the channels of two
+ * pixels, split into the two destination rows by its low and high
+ * nibbles. @return 0 if the tile is not of that shape.
+ */
+static int tc_tile_pairs(const struct tc_top *t, int64_t so, int64_t dso, size_t nc,
+			 size_t nr, char *stage)
+{
+	const struct tc_tdim *a = &t->d[t->a], *b = &t->d[t->b];
+	unsigned char *d = (unsigned char *)t->dst;
+
+	if (!t->cv->copy || t->sbits != 4 ||
+	    ((so | b->ss | (int64_t)nr | dso | a->ds | (int64_t)nc) & 1))
+		return 0;
+	t->k->transpose[0](stage, nc, t->src + so / 2, (size_t)b->ss / 2, nc, nr / 2, 0);
+	for (size_t q = 0; q < nr / 2; q++) {
+		const unsigned char *row = (const unsigned char *)stage + q * nc;
+
+		tc_pack_half(d + (dso + (int64_t)(2 * q) * a->ds) / 2, row, nc, 0);
+		tc_pack_half(d + (dso + (int64_t)(2 * q + 1) * a->ds) / 2, row, nc, 4);
+	}
+	return 1;
+}
+
 /* Stage row(s) @n elements at @stage + @off into the destination from @dso on. */
 static void tc_tile_row(const struct tc_top *t, int64_t dso, const char *stage, size_t off,
 			size_t n, int64_t co, ptrdiff_t cs)
@@ -391,6 +438,8 @@ static void tc_tile(const struct tc_top *t, int64_t so, int64_t dso, int64_t co,
 	unsigned int lg = es == 1 ? 0 : es == 2 ? 1 : 2;
 	size_t i;
 
+	if (tc_tile_pairs(t, so, dso, nc, nr, stage))
+		return;
 	if (t->sbits == 4) {
 		for (i = 0; i < nc; i++)
 			tc_unpack4((unsigned char *)tmp + i * nr, (const unsigned char *)t->src,

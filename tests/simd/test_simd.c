@@ -1112,7 +1112,7 @@ START_TEST(test_typed_threads)
 	const struct tc_cpu_backend *be = backend_or_skip(_i);
 	static const unsigned nthr[] = { 2, 3, 7 };
 	float *scales = malloc(NSCALES * sizeof(float));
-	struct drm_tilecopy_desc d[10];
+	struct drm_tilecopy_desc d[12];
 	__u32 e[2] = { 7, 60001 };
 	size_t n = 0;
 
@@ -1132,6 +1132,8 @@ START_TEST(test_typed_threads)
 	d[n].scale_stride[0] = 1;
 	d[n++].dst_zp = 3;
 	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_I4, DRM_TILECOPY_TYPE_I4, 3, 50001, 3, 3);
+	/* 4-bit, every row and pixel pair on a byte: bytes transposed, nibbles split */
+	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_U4, DRM_TILECOPY_TYPE_U4, 64, 3136, 3, 64);
 	d[n] = typed_transpose(DRM_TILECOPY_TYPE_U8, DRM_TILECOPY_TYPE_U4, 5, 40000, 1, 5);
 	d[n++].dst_nibble = 1;
 	d[n] = copy_desc(1, 2, e);		/* runs, tight odd rows of nibbles */
@@ -1247,12 +1249,14 @@ START_TEST(test_typed_plans)
 		{ "NC1HWC0", "NCHW", TILECOPY_DT_F16, TILECOPY_DT_I8, 3 },
 		{ "CHWN", "nChw8c", TILECOPY_DT_BF16, TILECOPY_DT_U8, 2 },
 	};
-	static const int64_t shapes[][4] = { { 2, 37, 5, 7 }, { 1, 3, 4, 5 }, { 3, 64, 3, 17 } };
+	static const int64_t shapes[][4] = {
+		{ 2, 37, 5, 7 }, { 1, 3, 4, 5 }, { 3, 64, 3, 17 }, { 2, 16, 4, 6 },
+	};
 
 	if (!be)
 		return;
 	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++)
-		for (size_t s = 0; s < 3; s++)
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
 			check_typed_plan(be->name, &pairs[p], shapes[s]);
 }
 END_TEST
