@@ -61,10 +61,17 @@ aarch64)
 esac
 emu=qemu-system-$target
 
-# Files of the device, as they go into hw/misc/ of the QEMU tree.
+# Files of the device, as they go into hw/misc/ of the QEMU tree; the
+# element conversion of typed descriptors is the library's own scalar
+# reference (cvt_files), built into hw/misc/tilecopy-cvt/.
+cvt_files=("$top/libuser/cpu/cvt_scalar.c" "$top/libuser/cpu/cvt_desc.c"
+	"$top/libuser/cpu/cvt.h" "$top/libuser/cpu/cvt_desc.h"
+	"$top/libuser/cpu/cpu_exec.h")
 dev_files=("$top/qemu/tilecopy.c" "$top/qemu/tilecopy-transpose.c"
-	"$top/qemu/tilecopy-transpose.h" "$top/qemu/trace-events"
-	"$top/include/hw/tilecopy_hw.h" "$top/include/uapi/drm/tilecopy_accel.h")
+	"$top/qemu/tilecopy-transpose.h" "$top/qemu/tilecopy-cvt.c"
+	"$top/qemu/tilecopy-cvt.h" "$top/qemu/trace-events"
+	"$top/include/hw/tilecopy_hw.h" "$top/include/uapi/drm/tilecopy_accel.h"
+	"${cvt_files[@]}")
 for f in "${dev_files[@]}"; do
 	[ -f "$f" ] || die "missing $f"
 done
@@ -130,11 +137,34 @@ printf '/* shim for tilecopy_accel.h inside QEMU */\n#include <linux/types.h>\n'
 	>"$misc/tilecopy-include/drm.h.new"
 put "$misc/tilecopy-include/drm.h.new" "$misc/tilecopy-include/drm.h"
 rm -f "$misc/tilecopy-include/drm.h.new"
+# The conversion library: the library's files include "cpu/cvt.h" and
+# "tilecopy_accel.h", so they get a directory of their own on the include
+# path of their own small library (not the whole of QEMU's: a drm.h there
+# could shadow a system one).
+mkdir -p "$misc/tilecopy-cvt/cpu"
+put "$top/qemu/tilecopy-cvt.c" "$misc/tilecopy-cvt/tilecopy-cvt.c"
+put "$top/qemu/tilecopy-cvt.h" "$misc/tilecopy-cvt.h"
+put "$top/qemu/tilecopy-cvt.h" "$misc/tilecopy-cvt/tilecopy-cvt.h"
+put "$top/libuser/cpu/cvt_scalar.c" "$misc/tilecopy-cvt/cvt_scalar.c"
+put "$top/libuser/cpu/cvt_desc.c" "$misc/tilecopy-cvt/cvt_desc.c"
+for h in cvt.h cvt_desc.h cpu_exec.h; do
+	put "$top/libuser/cpu/$h" "$misc/tilecopy-cvt/cpu/$h"
+done
 
 append_hook "$misc/meson.build" "
 # tilecopy engine (added by tilecopy's scripts/build-qemu.sh)
+# Its element conversion is the tilecopy library's scalar reference, built
+# as the library builds it (no FMA contraction: each step rounds once).
+tilecopy_cvt_lib = static_library('tilecopy-cvt',
+    files('tilecopy-cvt/tilecopy-cvt.c', 'tilecopy-cvt/cvt_scalar.c',
+          'tilecopy-cvt/cvt_desc.c'),
+    include_directories: include_directories('tilecopy-cvt', 'tilecopy-include'),
+    c_args: ['-ffp-contract=off'],
+    build_by_default: false)
 softmmu_ss.add(when: 'CONFIG_TILECOPY',
-               if_true: [files('tilecopy.c', 'tilecopy-transpose.c'), zlib])"
+               if_true: [files('tilecopy.c', 'tilecopy-transpose.c'), zlib,
+                         declare_dependency(link_with: tilecopy_cvt_lib,
+                                            dependencies: libm)])"
 append_hook "$misc/Kconfig" "
 config TILECOPY
     bool

@@ -542,8 +542,8 @@ struct tc_ring_entry *ring_entry(struct tcdev *d, struct ring *r)
 	return e;
 }
 
-void ring_submit(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
-		 uint32_t count, uint32_t ctx, uint64_t seqno)
+void ring_submit_flags(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
+		       uint32_t count, uint32_t ctx, uint64_t seqno, uint32_t flags)
 {
 	struct tc_ring_entry *e = ring_entry(d, r);
 
@@ -551,10 +551,17 @@ void ring_submit(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
 	e->desc_count = count;
 	e->ctx = ctx;
 	e->seqno = seqno;
+	e->flags = flags;
 	__sync_synchronize();
 	r->tail = (r->tail + 1) % r->size;
 	tc_qwr(d, qi, TC_Q_TAIL, r->tail);
 	tc_qwr(d, qi, TC_Q_DOORBELL, 1);
+}
+
+void ring_submit(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
+		 uint32_t count, uint32_t ctx, uint64_t seqno)
+{
+	ring_submit_flags(d, qi, r, descs, count, ctx, seqno, TC_RING_F_DESC_256);
 }
 
 uint32_t tc_wait(struct tcdev *d, unsigned qi, unsigned timeout_ms)
