@@ -18,7 +18,7 @@ DEV_DIR       := $(BUILD)/tests/device
 DEV_TEST      := $(DEV_DIR)/test_device
 DEV_BENCH     := $(DEV_DIR)/bench_device
 DEV_HDRS      := tests/device/qtest.h include/hw/tilecopy_hw.h include/uapi/drm/tilecopy_accel.h \
-		 tests/desc_cases.h
+		 tests/desc_cases.h tests/typed_ref.h
 DEV_CFLAGS    := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(TOP)/tests/device
 DEV_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 DEV_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)

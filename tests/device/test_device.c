@@ -23,6 +23,7 @@
 #include "cpu/cpu_exec.h"
 #include "cpu/cvt_desc.h"
 #include "../desc_cases.h"
+#include "../typed_ref.h"
 
 #define SLOT		4
 #define VA_BASE		0x1000000000ull	/* 64 GiB: inside the 39-bit space */
@@ -1474,39 +1475,6 @@ END_TEST
 
 /* ---- typed descriptors (engine 1.2) ------------------------------------------------ */
 
-/*
- * The reference of a typed descriptor, element by element in the
- * descriptor's order: the conversion of the library's CPU reference
- * (tc_cvt_ref_run() with tc_cvt_desc_init()), FILL as the value's bits.
- * @src, @dst, @scales are host pointers of the descriptor's src, dst and
- * scales; @dst is an image the caller compares with the engine's.
- */
-static void typed_ref(const struct drm_tilecopy_desc *d, const uint8_t *src, uint8_t *dst,
-		      const float *scales)
-{
-	uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
-	unsigned bits = tc_desc_type_bits(d->dst_type), k;
-	struct tc_cvt cv;
-
-	if (d->op == DRM_TILECOPY_OP_COPY)
-		ck_assert_int_eq(tc_cvt_desc_init(&cv, d, &tc_cvt_scalar), 0);
-	do {
-		int64_t se = d->src_nibble, de = d->dst_nibble, ce = 0;
-
-		for (k = 0; k < d->ndims; k++) {
-			se += idx[k] * d->src_stride[k];
-			de += idx[k] * d->dst_stride[k];
-			ce += idx[k] * d->scale_stride[k];
-		}
-		if (d->op == DRM_TILECOPY_OP_COPY)
-			tc_cvt_ref_run(&cv, dst, de, 1, src, se, 1, 1, scales + ce, 0);
-		else if (bits == 4)
-			tc_cvt_nibble_set(dst, de, (unsigned)d->value);
-		else
-			memcpy(dst + de * (bits / 8), &d->value, bits / 8);
-	} while (desc_next(d, idx));
-}
-
 /* Buffers of the typed tests: contiguous guest RAM, host pointers. */
 struct typed_env {
 	struct env e;
@@ -1551,8 +1519,9 @@ static void typed_run(struct typed_env *t, struct drm_tilecopy_desc *d, unsigned
 	va_fill_random(&t->e, t->dst, t->dst_len, seqno);
 	memcpy(exp, t->hdst, t->dst_len);
 	for (i = 0; i < n; i++) {
-		typed_ref(&d[i], t->hsrc + d[i].src, exp + d[i].dst,
-			  (const float *)((const uint8_t *)t->hscl + d[i].scales));
+		ck_assert_int_eq(tc_typed_ref(&d[i], t->hsrc + d[i].src, exp + d[i].dst,
+					      (const float *)((const uint8_t *)t->hscl +
+							      d[i].scales)), 0);
 		d[i].src += d[i].op == DRM_TILECOPY_OP_COPY ? t->src : 0;
 		d[i].dst += t->dst;
 		d[i].scales += d[i].cvt_flags & DRM_TILECOPY_CVT_SCALES ? t->scl : 0;
