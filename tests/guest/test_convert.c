@@ -4,7 +4,9 @@
  * module: element conversion of every type pair with scales (per tensor,
  * per channel from a BO) and zero points, 4-bit copies from odd nibbles,
  * typed FILL, the scales' BO rules, hostile fields, callers of the 192-byte
- * struct, and an engine without conversion (-EOPNOTSUPP). Every result is
+ * struct, an engine without conversion (-EOPNOTSUPP), and the SDK's device
+ * backend running typed plans (scales uploaded, cut over queues, 4-bit
+ * destinations kept on one queue). Every result is
  * compared byte for byte with the library's CPU reference (tests/typed_ref.h
  * over libuser/cpu/cvt_scalar.c).
  *
@@ -19,6 +21,10 @@
 
 #include "tc_guest.h"
 #include "../typed_ref.h"
+/* white-box: a typed plan built by hand (the planner builds none yet) */
+#include "tilecopy/device.h"
+#include "plan_internal.h"
+#include "device_internal.h"
 
 /* The one function of libuser/cpu/cvt.c that cvt_scalar.c needs. */
 unsigned int tc_cvt_kind_bits(enum tc_cvt_kind k)
@@ -418,6 +424,93 @@ START_TEST(test_no_convert)
 }
 END_TEST
 
+#define ck_tc(call) do {						\
+	tilecopy_status_t st_ = (call);					\
+	ck_assert_msg(st_ == TILECOPY_SUCCESS, "%s: %s", #call, tilecopy_last_error()); \
+} while (0)
+
+/*
+ * Typed plans through the SDK (libuser/device_job.c): per-channel scales
+ * the backend uploads into a BO of the job, the plan large enough to be
+ * cut over every queue (moved_bytes says so); then a 4-bit destination
+ * from odd nibbles, which stays on one queue. Both equal the reference.
+ * Without conversion, the backend refuses a typed plan itself.
+ */
+START_TEST(test_sdk_plan)
+{
+	static const uint64_t ss[2] = { 1, 128 }, ds[2] = { 1, 129 };
+	struct tilecopy_plan plan = { .magic = TC_MAGIC_PLAN };
+	struct drm_tilecopy_desc d[2];
+	struct tilecopy_buffer_ref sr, dr;
+	tilecopy_device_t *dev;
+	tilecopy_bo_t *sbo, *dbo;
+	tilecopy_job_t *job;
+	float scales[64];
+	uint8_t *sp, *dp, *exp;
+	const size_t bytes = 65536;
+	struct job j = { 0 };
+	int conv;
+
+	ck_tc(tilecopy_device_open(&dev, "auto"));
+	ck_tc(tilecopy_bo_create(&sbo, dev, bytes, TILECOPY_BO_READ_ONLY));
+	ck_tc(tilecopy_bo_create(&dbo, dev, bytes, 0));
+	ck_tc(tilecopy_bo_map(sbo, (void **)&sp));
+	ck_tc(tilecopy_bo_map(dbo, (void **)&dp));
+	tc_pattern(sp, bytes, 5);
+	for (int i = 0; i < 64; i++)
+		scales[i] = 0.125f * (float)(i - 20);
+	exp = malloc(bytes);
+	j.fd = tilecopy_device_fd(dev);
+	conv = converts(j.fd);
+	/* f16 -> u8, scale per row (dimension 1): 128 x 64 */
+	j.n = 0;
+	job_copy(&j, DRM_TILECOPY_TYPE_U8, 16, DRM_TILECOPY_TYPE_F16, 0, 128, 64, ss, ds);
+	j.d[0].cvt_flags = DRM_TILECOPY_CVT_SCALES;
+	j.d[0].scale_stride[1] = 1;
+	j.d[0].dst_zp = 7;
+	/* u8 -> i4 from the high nibble, per-tensor scale */
+	job_copy(&j, DRM_TILECOPY_TYPE_I4, 32768 + 3, DRM_TILECOPY_TYPE_U8, 100, 255, 33,
+		 (uint64_t[]){ 1, 255 }, (uint64_t[]){ 1, 257 });
+	j.d[1].dst_nibble = 1;
+	j.d[1].cvt_flags = DRM_TILECOPY_CVT_SCALE;
+	j.d[1].scale = 0x3c000000u;	/* 1/128 */
+	memcpy(d, j.d, sizeof(d));
+	plan.scales = scales;
+	plan.nscales = 64;
+	plan.src_bytes = plan.dst_bytes = bytes;
+	plan.moved_bytes = 1ull << 30;	/* "large": cut over every queue */
+	sr = (struct tilecopy_buffer_ref){ sbo, 0 };
+	dr = (struct tilecopy_buffer_ref){ dbo, 0 };
+	for (int n = 1; n <= 2; n++) {
+		plan.descs = d;
+		plan.n = (size_t)n;
+		tc_pattern(dp, bytes, 17 + n);
+		memcpy(exp, dp, bytes);
+		for (int i = 0; i < n; i++)
+			ck_assert_int_eq(tc_typed_ref(&d[i], sp + d[i].src, exp + d[i].dst,
+						      (const float *)((const uint8_t *)scales +
+								      d[i].scales)), 0);
+		if (!conv) {
+			ck_assert_int_eq(tilecopy_job_submit(&job, dev, &plan, &sr, &dr, 0),
+					 TILECOPY_ERR_UNSUPPORTED);
+			break;
+		}
+		ck_tc(tilecopy_job_submit(&job, dev, &plan, &sr, &dr, 0));
+		/* the plan without 4-bit elements went to every queue */
+		ck_assert_int_ge(job->nparts, n == 1 ? (int)tc_get_param(j.fd,
+			DRM_TILECOPY_PARAM_NUM_QUEUES) : 1);
+		ck_assert_int_le(job->nparts, n == 1 ? 64 : 1);
+		ck_tc(tilecopy_job_wait(job, -1));
+		tilecopy_job_destroy(job);
+		ck_assert_msg(!memcmp(dp, exp, bytes), "SDK typed plan of %d descriptors", n);
+	}
+	free(exp);
+	tilecopy_bo_free(sbo);
+	tilecopy_bo_free(dbo);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
 static Suite *convert_suite(void)
 {
 	Suite *s = suite_create("convert");
@@ -429,6 +522,7 @@ static Suite *convert_suite(void)
 	tcase_add_test(tc, test_hostile);
 	tcase_add_test(tc, test_old_callers);
 	tcase_add_test(tc, test_no_convert);
+	tcase_add_test(tc, test_sdk_plan);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
