@@ -55,7 +55,7 @@ CROSS_QEMU_USER  ?= qemu-aarch64-static
 .PHONY: check-cross
 check-cross:
 	$(MAKE) --no-print-directory CROSS=$(CROSS_TRIPLET) BUILD=$(CROSS_BUILD) arm64-unit-bins
-	@set -e; for t in $(patsubst $(BUILD)/%,$(CROSS_BUILD)/%,$(filter-out %/test_device_api,$(UNIT_BINS))); do \
+	@set -e; for t in $(patsubst $(BUILD)/%,$(CROSS_BUILD)/%,$(filter-out %/test_device_api %/test_device_split,$(UNIT_BINS))); do \
 		echo "--- $(CROSS_QEMU_USER) $$t"; TC_TEST_QUICK=1 CK_FORK=yes timeout 900 $(CROSS_QEMU_USER) $$t; done
 	file $(CROSS_BUILD)/bin/tilecopy | grep -q aarch64
 	TC_CLI_WRAP=$(CROSS_QEMU_USER) bash tests/cli/run.sh $(CROSS_BUILD)/bin/tilecopy
