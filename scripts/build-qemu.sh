@@ -2,28 +2,38 @@
 # Build QEMU 7.2 (Debian's source package) with the tilecopy engine device,
 # cached outside the work tree.
 #
-# Usage: scripts/build-qemu.sh OUT
+# Usage: scripts/build-qemu.sh [--sanitizers] OUT
 #   OUT  path of the symlink to create; it points at the cached binary. Its
 #        name picks the emulator: .../qemu-system-x86_64 (the x86 guests,
 #        the device tests) or .../qemu-system-aarch64 (the arm64 guest: the
 #        `virt` board only, tests/arm64/).
+#   --sanitizers  the same emulator configured with --enable-sanitizers
+#        (ASan + UBSan; tests/device/README.md, `make check-device-asan`):
+#        its own build directory and its own cache key.
 #
 # The cache lives in ${TILECOPY_CACHE:-$HOME/.cache/tilecopy}/qemu:
 #   src/           the .dsc/.orig/.debian files of `apt-get source qemu`
 #   src/tree/      the unpacked tree (Debian patches applied), with qemu/*
 #                  copied into hw/misc/ and a few hooks appended; build/ in it
 #                  is the x86_64 ninja build directory, build-aarch64/ the
-#                  aarch64 one (its own configure flags, so that neither
-#                  reconfigures the other); both reused incrementally
+#                  aarch64 one, build-asan/ the x86_64 one with sanitizers
+#                  (each its own configure flags, so that none reconfigures
+#                  another); all reused incrementally
 #   bin/KEY/       finished binaries, KEY = hash of qemu/, the shared hardware
-#                  headers, this script and the target: a rebuild happens only
+#                  headers, this script, the target and the sanitizer
+#                  choice: a rebuild happens only
 #                  when one of them changes (and then ninja recompiles only
 #                  what changed).
 #
 # Every step is bounded by a timeout; concurrent callers serialise on a lock.
 set -euo pipefail
 
-out=${1:?usage: build-qemu.sh OUT}
+sanitizers=no
+if [ "${1:-}" = --sanitizers ]; then
+	sanitizers=yes
+	shift
+fi
+out=${1:?usage: build-qemu.sh [--sanitizers] OUT}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${TILECOPY_CACHE:-$HOME/.cache/tilecopy}/qemu
 jobs=${TILECOPY_JOBS:-2}
@@ -59,6 +69,14 @@ aarch64)
 	;;
 *) die "cannot tell the target from '$out' (want .../qemu-system-x86_64 or .../qemu-system-aarch64)" ;;
 esac
+if [ $sanitizers = yes ]; then
+	# ASan + UBSan (QEMU's "default sanitizers"); the x86_64 emulator is
+	# the one the device tests drive. No -O change: QEMU's -O2 keeps the
+	# run of the suite within a few times the normal one.
+	[ "$target" = x86_64 ] || die "--sanitizers: only the x86_64 emulator (the device tests)"
+	CONFIGURE_FLAGS+=(--enable-sanitizers)
+	bdir_name=build-asan
+fi
 emu=qemu-system-$target
 
 # Files of the device, as they go into hw/misc/ of the QEMU tree; the
@@ -76,7 +94,8 @@ for f in "${dev_files[@]}"; do
 	[ -f "$f" ] || die "missing $f"
 done
 
-key=$( (cat "$top/scripts/build-qemu.sh" "${dev_files[@]}"; echo "$target") |
+key=$( (cat "$top/scripts/build-qemu.sh" "${dev_files[@]}"; echo "$target"
+	[ $sanitizers = no ] || echo sanitizers) |
 	sha256sum | cut -c1-16)
 bin=$cache/bin/$key/$emu
 
@@ -214,18 +233,23 @@ if ! timeout "$build_timeout" ninja -C "$bdir" -j"$jobs" "$emu" >"$bdir/ninja.lo
 fi
 log "built in $(($(date +%s) - start)) s"
 
-"$bdir/$emu" -device help 2>/dev/null | grep -q '"tilecopy"' ||
+# (LeakSanitizer would fail this run on QEMU's own exit-time allocations.)
+ASAN_OPTIONS=detect_leaks=0 "$bdir/$emu" -device help 2>/dev/null | grep '"tilecopy"' >/dev/null ||
 	die "the built QEMU has no tilecopy device"
 
 mkdir -p "$cache/bin/$key.tmp"
 cp "$bdir/$emu" "$cache/bin/$key.tmp/"
+[ $sanitizers = no ] || touch "$cache/bin/$key.tmp/.sanitizers"
 rm -rf "$cache/bin/$key"
 mv "$cache/bin/$key.tmp" "$cache/bin/$key"
 
-# Keep the six newest binaries of this target (switching branches back and
-# forth is cheap) and any younger than two hours (a test run elsewhere may
-# still use it).
-ls -1dt "$cache"/bin/*/"$emu" 2>/dev/null | xargs -r -n1 dirname | tail -n +7 | while read -r old; do
+# Keep the six newest binaries of this target and kind (plain or with
+# sanitizers: switching branches back and forth is cheap) and any younger
+# than two hours (a test run elsewhere may still use it).
+ls -1dt "$cache"/bin/*/"$emu" 2>/dev/null | xargs -r -n1 dirname | while read -r d; do
+	if [ -e "$d/.sanitizers" ]; then k=yes; else k=no; fi
+	[ $k != $sanitizers ] || echo "$d"
+done | tail -n +7 | while read -r old; do
 	if [ -n "$(find "$old" -maxdepth 0 -mmin +120)" ]; then
 		rm -rf "$old"
 	fi

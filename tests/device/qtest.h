@@ -71,6 +71,8 @@ void *qts_ptr(struct qts *q, uint64_t gpa);
 
 /* Contents of QEMU's stderr/-D log so far (malloc'd, NUL terminated). */
 char *qts_log(struct qts *q);
+/* The start of a sanitizer's report in a QEMU log, or NULL. */
+const char *qts_sanitizer_report(const char *log);
 
 /* PCI configuration space of bus 0, device @slot, function 0. */
 uint32_t pci_cfg_read(struct qts *q, unsigned slot, unsigned off);
