@@ -321,7 +321,8 @@ START_TEST(test_id_bad_properties)
 	unsigned i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char cmd[1024], out[4096];
+		static char out[65536];
+		char cmd[1024];
 		size_t n;
 		FILE *p;
 		int st;
@@ -337,6 +338,8 @@ START_TEST(test_id_bad_properties)
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 124,
 			      "%s: QEMU status 0x%x", bad[i].props, st);
 		ck_assert_msg(strstr(out, bad[i].msg), "%s: output '%s'", bad[i].props, out);
+		ck_assert_msg(!qts_sanitizer_report(out), "%s: %s", bad[i].props,
+			      qts_sanitizer_report(out));
 	}
 }
 END_TEST
@@ -1120,6 +1123,185 @@ static void fz_typed(struct drm_tilecopy_desc *d, uint64_t *seed, uint64_t buf, 
 		d->value &= bits == 64 ? ~0ull : (1ull << bits) - 1;
 }
 
+/*
+ * One hostile value on a fuzzed descriptor, typed or not (the sanitizer run
+ * of tests/device/README.md is where these pay off): strides of 2^63, ~0
+ * and odd ones on 4-bit sides, addresses at 2^63, at the end of the VA
+ * space or straddling the end of a mapping, scales running off a mapping
+ * (into the guard page after @buf or @ro), beyond the VA width or at
+ * 2^63, scale strides whose footprint overflows 64 bits, extents of up to
+ * 2^32 - 1 (on a destination stride of at least a page of elements, so
+ * that a job that runs reaches unmapped memory within 16 elements and
+ * ends), elem_size and type mixes, non-finite per-tensor scales, extreme
+ * zero points.
+ */
+static void fz_hostile(struct drm_tilecopy_desc *d, uint64_t *seed, uint64_t buf, uint64_t ro)
+{
+	static const uint64_t strides[] = { 1ull << 63, ~0ull, (1ull << 62) | 1, 1ull << 40,
+					    0xffffffffull, (1ull << 63) + 1, 3 };
+	static const uint32_t extents[] = { 0x80000000u, 0xffffffffu, 1u << 24, 0x10001u };
+	static const uint32_t bad_scales[] = { 0x7f800000u, 0xff800000u, 0x7fc00000u,
+					       0x7f800001u, 0xffffffffu };
+	static const uint32_t zps[] = { 0x80000000u, 0x7fffffffu, 0xffffffffu, 0x80000001u };
+	unsigned dim = d->ndims && d->ndims <= DRM_TILECOPY_MAX_DIMS ?
+		fz_rnd(seed) % d->ndims : 0;
+	uint64_t a;
+
+	switch (fz_rnd(seed) % 10) {
+	case 0:
+		d->dst_stride[dim] = strides[fz_rnd(seed) % 7];
+		break;
+	case 1:
+		if (d->op == DRM_TILECOPY_OP_COPY)
+			d->src_stride[dim] = strides[fz_rnd(seed) % 7];
+		break;
+	case 2:
+		switch (fz_rnd(seed) % 5) {
+		case 0: a = 1ull << 63; break;
+		case 1: a = (1ull << 63) + buf + fz_rnd(seed) % 0x100; break;
+		case 2: a = ~0ull - fz_rnd(seed) % 64; break;
+		case 3: a = buf + 0x10000 - fz_rnd(seed) % 16; break;	/* into the guard page */
+		default: a = (1ull << 39) - fz_rnd(seed) % 16; break;	/* the VA width */
+		}
+		if (d->op == DRM_TILECOPY_OP_COPY && fz_rnd(seed) % 2)
+			d->src = a;
+		else
+			d->dst = a;
+		break;
+	case 3:
+		/* scales partly mapped, read-only, beyond the VA width, at 2^63 */
+		switch (fz_rnd(seed) % 6) {
+		case 0: a = buf + 0x10000 - 4 * (1 + fz_rnd(seed) % 4); break;
+		case 1: a = ro + 0x4000 - 4 * (1 + fz_rnd(seed) % 4); break;
+		case 2: a = ro + 4 * (fz_rnd(seed) % 0x1000); break;
+		case 3: a = (1ull << 39) - 4 * (1 + fz_rnd(seed) % 4); break;
+		case 4: a = 1ull << 63; break;
+		default: a = ~0ull - 3 - fz_rnd(seed) % 8; break;
+		}
+		d->scales = a;
+		if (fz_rnd(seed) % 4)
+			d->cvt_flags = DRM_TILECOPY_CVT_SCALES;
+		d->scale_stride[dim] = fz_rnd(seed) % 3;
+		break;
+	case 4:
+		/* a scales footprint beyond 64 bits, or just far */
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALES;
+		d->scales = buf + fz_rnd(seed) % 0x8000;
+		d->scale_stride[dim] = fz_rnd(seed) % 2 ? 0xffffffffu : 0x80000000u;
+		if (fz_rnd(seed) % 2) {
+			d->extent[dim] = extents[fz_rnd(seed) % 2];
+			d->dst_stride[dim] = 4096 + fz_rnd(seed) % 4096;
+		}
+		break;
+	case 5:
+		/* a huge extent that runs off the destination's mapping at once */
+		d->extent[dim] = extents[fz_rnd(seed) % 4];
+		d->dst_stride[dim] = fz_rnd(seed) % 2 ? 4096 + fz_rnd(seed) % 8192 :
+			strides[fz_rnd(seed) % 3];
+		break;
+	case 6:
+		/* 4-bit sides from the odd nibble, odd strides */
+		d->dst_type = DRM_TILECOPY_TYPE_I4 + fz_rnd(seed) % 2;
+		d->dst_nibble = 1;
+		if (d->op == DRM_TILECOPY_OP_COPY) {
+			d->src_type = fz_rnd(seed) % 2 ? DRM_TILECOPY_TYPE_I4 + fz_rnd(seed) % 2 :
+				1 + fz_rnd(seed) % 8;
+			d->src_nibble = tc_desc_type_bits(d->src_type) == 4;
+			d->src_stride[dim] = 1 + 2 * (fz_rnd(seed) % 4);
+		}
+		d->dst_stride[dim] = 1 + 2 * (fz_rnd(seed) % 4);
+		d->elem_size = 0;
+		break;
+	case 7:
+		/* elem_size and types mixed */
+		d->elem_size = (uint8_t[]){ 0, 1, 2, 4, 8, 3, 16 }[fz_rnd(seed) % 7];
+		d->dst_type = fz_rnd(seed) % 10;
+		if (d->op == DRM_TILECOPY_OP_COPY)
+			d->src_type = fz_rnd(seed) % 10;
+		break;
+	case 8:
+		/* a per-tensor scale that is not finite */
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALE;
+		d->scale = bad_scales[fz_rnd(seed) % 5];
+		break;
+	default:
+		/* zero points at the ends of int32, i32 -> i32 included */
+		if (d->op == DRM_TILECOPY_OP_COPY && fz_rnd(seed) % 2) {
+			d->src_type = d->dst_type = DRM_TILECOPY_TYPE_I32;
+			d->src_nibble = d->dst_nibble = 0;
+			d->elem_size = 0;
+		}
+		d->src_zp = zps[fz_rnd(seed) % 4];
+		d->dst_zp = zps[fz_rnd(seed) % 4];
+		break;
+	}
+}
+
+/*
+ * A well-formed typed COPY or FILL in @buf (its footprint may still run off
+ * the end): every type pair, nibbles, strides 0-23 and rows long enough to
+ * take several chunks of a 4 KiB tile buffer, scales (per tensor, or read
+ * from @buf where NaNs and infinities lie), zero points.
+ */
+static void fz_typed_valid(struct drm_tilecopy_desc *d, uint64_t *seed, uint64_t buf)
+{
+	static const uint32_t scales[] = { 0x3f800000u, 0x3ebd70a4u, 0xc0200000u, 0x00000001u,
+					   0x80000000u, 0x7f7fffffu };
+	unsigned dim, bits;
+
+	memset(d, 0, sizeof(*d));
+	d->op = fz_rnd(seed) % 4 ? DRM_TILECOPY_OP_COPY : DRM_TILECOPY_OP_FILL;
+	d->dst_type = 1 + fz_rnd(seed) % 8;
+	d->dst_nibble = tc_desc_type_bits(d->dst_type) == 4 && fz_rnd(seed) % 2;
+	d->dst = buf + fz_rnd(seed) % 0x8000;
+	d->ndims = 1 + fz_rnd(seed) % 4;
+	for (dim = 0; dim < d->ndims; dim++) {
+		d->extent[dim] = dim == 0 && fz_rnd(seed) % 4 == 0 ? 1 + fz_rnd(seed) % 800 :
+			1 + fz_rnd(seed) % 6;
+		d->dst_stride[dim] = fz_rnd(seed) % 24;
+	}
+	if (d->op == DRM_TILECOPY_OP_FILL) {
+		bits = tc_desc_type_bits(d->dst_type);
+		d->value = fz_rnd(seed) & (bits == 32 ? 0xffffffffull : (1ull << bits) - 1);
+		return;
+	}
+	d->src_type = 1 + fz_rnd(seed) % 8;
+	d->src_nibble = tc_desc_type_bits(d->src_type) == 4 && fz_rnd(seed) % 2;
+	d->src = buf + fz_rnd(seed) % 0x8000;
+	for (dim = 0; dim < d->ndims; dim++)
+		d->src_stride[dim] = fz_rnd(seed) % 24;
+	switch (fz_rnd(seed) % 3) {
+	case 1:
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALE;
+		d->scale = scales[fz_rnd(seed) % 6];
+		break;
+	case 2:
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALES;
+		d->scales = buf + fz_rnd(seed) % 0x8000;
+		for (dim = 0; dim < d->ndims; dim++)
+			d->scale_stride[dim] = fz_rnd(seed) % 4;
+		break;
+	}
+	if (fz_rnd(seed) % 3 == 0) {
+		d->src_zp = (int32_t)(fz_rnd(seed) % 64) - 32;
+		d->dst_zp = (int32_t)(fz_rnd(seed) % 64) - 32;
+	}
+}
+
+/* Floats a scale or a source may be read as: NaNs, infinities, extremes. */
+static void fz_fill_floats(struct env *e, uint64_t va, uint64_t len, uint64_t seed)
+{
+	static const uint32_t f[] = { 0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x7f800000u,
+				      0xff800000u, 0x00000001u, 0x80000000u, 0x7f7fffffu,
+				      0x4f000000u, 0xcf000001u, 0x3f800000u, 0x477fe000u };
+	uint64_t i;
+
+	for (i = 0; i + 4 <= len; i += 4) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		memcpy(va_host(e, va + i), (seed >> 60) < 12 ? &f[seed >> 60] : (void *)&seed, 4);
+	}
+}
+
 /* Random, mostly malformed descriptors and ring entries: every job must end
  * (done or halted with a known code) and QEMU must stay up. */
 START_TEST(test_desc_fuzz)
@@ -1128,6 +1310,7 @@ START_TEST(test_desc_fuzz)
 	struct ring r;
 	uint64_t seed = 0x243f6a8885a308d3ull, buf, ro, gpa;
 	unsigned t, k, done = 0, halted = 0, codes[16] = { 0 };
+	unsigned typed = 0, nib = 0, hostile = 0, typed_done = 0, nib_done = 0;
 	/* TC_FUZZ_ITERS: more jobs for a longer run by hand */
 	unsigned iters = getenv("TC_FUZZ_ITERS") ? strtoul(getenv("TC_FUZZ_ITERS"), NULL, 0) : 300;
 
@@ -1135,9 +1318,12 @@ START_TEST(test_desc_fuzz)
 	ring_setup(&e.d, 0, &r, 16);
 	buf = env_buf(&e, 64 * 1024, TC_PTE_READ | TC_PTE_WRITE, NULL);
 	ro = env_buf(&e, 16 * 1024, TC_PTE_READ, NULL);
+	fz_fill_floats(&e, buf, 64 * 1024, 1);
+	fz_fill_floats(&e, ro, 16 * 1024, 2);
 	for (t = 0; t < iters; t++) {
 		struct drm_tilecopy_desc *d = desc_alloc(e.q, 2, &gpa);
 		uint32_t st, code, n, ctx;
+		int has_typed = 0, has_nib = 0;
 
 		for (k = 0; k < 2; k++) {
 			unsigned dim;
@@ -1173,8 +1359,21 @@ START_TEST(test_desc_fuzz)
 				d[k].extent[0] = 1;
 			if (fz_rnd(&seed) % 4 == 0)
 				fz_typed(&d[k], &seed, buf, ro);
+			else if (fz_rnd(&seed) % 4 == 0)
+				fz_typed_valid(&d[k], &seed, buf);
+			if (fz_rnd(&seed) % 6 == 0) {
+				fz_hostile(&d[k], &seed, buf, ro);
+				hostile++;
+			}
 		}
 		n = 1 + fz_rnd(&seed) % 2;
+		for (k = 0; k < n; k++) {
+			has_typed |= d[k].dst_type != 0;
+			has_nib |= tc_desc_type_bits(d[k].dst_type) == 4 ||
+				   tc_desc_type_bits(d[k].src_type) == 4;
+		}
+		typed += has_typed;
+		nib += has_nib;
 		ctx = fz_rnd(&seed) % 70 == 0 ? 99 : 0;
 		ring_submit(&e.d, 0, &r, gpa, n, ctx, t);
 		st = tc_wait(&e.d, 0, WAIT_MS);
@@ -1190,16 +1389,25 @@ START_TEST(test_desc_fuzz)
 			queue_renew(&e, &r);
 		} else {
 			done++;
+			typed_done += has_typed;
+			nib_done += has_nib;
 		}
 	}
 	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_ID), TC_ID_VALUE);
 	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO) + tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO),
 			  iters);
-	printf("/desc/fuzz: %u done, %u halted (bad desc %u, unmapped %u, perm %u, dma %u)\n",
+	printf("/desc/fuzz: %u done, %u halted (bad desc %u, unmapped %u, perm %u, dma %u); "
+	       "jobs with typed descriptors %u (%u done), with 4-bit sides %u (%u done); "
+	       "%u hostile descriptors\n",
 	       done, halted, codes[DRM_TILECOPY_STATUS_BAD_DESC],
 	       codes[DRM_TILECOPY_STATUS_FAULT_UNMAPPED], codes[DRM_TILECOPY_STATUS_FAULT_PERM],
-	       codes[DRM_TILECOPY_STATUS_DMA_ERROR]);
+	       codes[DRM_TILECOPY_STATUS_DMA_ERROR], typed, typed_done, nib, nib_done, hostile);
+	fflush(stdout);
 	ck_assert_msg(done > iters / 10 && halted > iters / 10, "done %u halted %u", done, halted);
+	/* the typed paths are exercised, not only refused */
+	ck_assert_msg(iters < 300 || (typed_done > iters / 50 && nib_done > iters / 100 &&
+				      hostile > iters / 10),
+		      "typed %u done, 4-bit %u done, hostile %u", typed_done, nib_done, hostile);
 	env_down(&e);
 }
 END_TEST
@@ -2815,23 +3023,32 @@ START_TEST(test_mmu_transpose_fault)
 }
 END_TEST
 
-/* Malformed descriptors: the engine refuses (BAD_DESC) exactly what
- * tc_desc_check() refuses as malformed (-EINVAL / -EOVERFLOW). */
+/*
+ * Malformed descriptors: the engine refuses (BAD_DESC) exactly what
+ * tc_desc_check() refuses as malformed (-EINVAL / -EOVERFLOW), and faults
+ * (FAULT_UNMAPPED) exactly where a footprint leaves the 1 MiB buffer (the
+ * check again, on offsets into it) or lies beyond 2^63. Half the cases are
+ * typed; a typed case may carry a hostile value: an offset at 2^63, a
+ * 4-bit side with a nibble stride of 2^63, a non-finite per-tensor scale, a
+ * scales footprint beyond 64 bits, scales running off the buffer or at an
+ * odd address among NaNs and infinities.
+ */
 START_TEST(test_cross_validation)
 {
 	struct env e;
 	struct ring r;
 	uint64_t seed = 0x2545f4914f6cdd1dull, buf;
-	unsigned t, refused = 0;
+	unsigned t, refused = 0, faulted = 0, typed = 0, nib = 0, hostile = 0;
 
 	env_up(&e, NULL, 1);
 	ring_setup(&e.d, 0, &r, 16);
 	buf = env_buf(&e, 1 << 20, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	fz_fill_floats(&e, buf + 8192, 4096, 3);	/* the scales */
 	for (t = 0; t < 200; t++) {
-		struct drm_tilecopy_desc d;
-		const char *field = "";
-		unsigned k, dim;
-		int cpu;
+		struct drm_tilecopy_desc d, rd;
+		const char *field = "", *rfield = "";
+		unsigned k, dim, far = 0, hostile_now = 0;
+		int cpu, rel;
 		uint32_t st;
 
 		memset(&d, 0, sizeof(d));
@@ -2868,8 +3085,11 @@ START_TEST(test_cross_validation)
 					d.scale_stride[dim] = fz_rnd(&seed) % 3;
 				d.src_zp = (int32_t)(fz_rnd(&seed) % 5) - 2;
 			}
-			/* break one typed field, or none */
-			switch (fz_rnd(&seed) % 12) {
+			/* break one typed field, give one a hostile value, or none */
+			k = fz_rnd(&seed) % 18;
+			hostile_now = k >= 9 && k < 16;
+			hostile += hostile_now;
+			switch (k) {
 			case 0: d.dst_type = 9 + fz_rnd(&seed) % 200; break;
 			case 1: d.elem_size = 4; break;
 			case 2: d.src_nibble = 2; break;
@@ -2879,13 +3099,54 @@ START_TEST(test_cross_validation)
 			case 6: d.scale_stride[7] = 1; break;
 			case 7: d.scale = d.cvt_flags == DRM_TILECOPY_CVT_SCALE ? 0x7f800001u : 1; break;
 			case 8: d.dst_zp = d.op == DRM_TILECOPY_OP_COPY && d.src_type ? 0 : 7; break;
+			case 9: far = 1 + fz_rnd(&seed) % 3; break;	/* below */
+			case 10:	/* an infinite per-tensor scale */
+				d.scale = 0x7f800000u | (uint32_t)(fz_rnd(&seed) % 2) << 31;
+				break;
+			case 11:	/* scales footprint beyond 64 bits */
+				d.cvt_flags = DRM_TILECOPY_CVT_SCALES;
+				d.scale = 0;
+				d.scales = 8192;
+				d.scale_stride[0] = 0x80000000u;
+				d.extent[0] = 0x80000001u;
+				break;
+			case 12:	/* scales running off the end of the buffer */
+				if (d.op == DRM_TILECOPY_OP_COPY) {
+					d.cvt_flags = DRM_TILECOPY_CVT_SCALES;
+					d.scale = 0;
+					d.scales = (1 << 20) - 4 * (1 + fz_rnd(&seed) % 3);
+					d.extent[0] = 2 + fz_rnd(&seed) % 3;
+					d.scale_stride[0] = 1 + fz_rnd(&seed) % 2;
+				}
+				break;
+			case 13:	/* a nibble (or element) stride of 2^63 */
+				if (fz_rnd(&seed) % 2) {
+					d.dst_type = DRM_TILECOPY_TYPE_I4 + fz_rnd(&seed) % 2;
+					d.dst_nibble = fz_rnd(&seed) % 2;
+					d.value &= 15;
+				}
+				d.dst_stride[0] = 1ull << 63 | fz_rnd(&seed) % 2;
+				d.extent[0] = 2;
+				break;
+			case 14:	/* a 4-bit destination from its odd nibble, odd strides */
+				d.dst_type = DRM_TILECOPY_TYPE_I4 + fz_rnd(&seed) % 2;
+				d.dst_nibble = 1;
+				d.dst_stride[0] = 1 + 2 * (fz_rnd(&seed) % 3);
+				d.value &= 15;
+				break;
+			case 15:	/* scales at an odd address, among NaNs and infinities */
+				if (d.scales)
+					d.scales += 1 + fz_rnd(&seed) % 3;
+				break;
 			default: break;
 			}
 			d.scales += d.scales ? buf : 0;
+			typed++;
+			nib += tc_desc_type_bits(d.dst_type) == 4 || tc_desc_type_bits(d.src_type) == 4;
 		}
-		/* break one field, or none */
+		/* break one field, or none (none after a hostile value, which must reach the engine) */
 		k = fz_rnd(&seed) % 12;
-		switch (k) {
+		switch (hostile_now ? 11 : k) {
 		case 0: d.op = fz_rnd(&seed) % 2 ? 0 : 4 + fz_rnd(&seed) % 100; break;
 		case 1: d.elem_size = (uint8_t[]){ 0, 3, 5, 16 }[fz_rnd(&seed) % 4]; break;
 		case 2: d.ndims = fz_rnd(&seed) % 2 ? 0 : 9; break;
@@ -2898,9 +3159,23 @@ START_TEST(test_cross_validation)
 		case 9: d.src_stride[0] = d.op == DRM_TILECOPY_OP_COPY ? 1ull << 63 : 1; break;
 		default: break;
 		}
-		d.src += buf;
+		/* (a FILL's or WRITE64's src stays 0, or one broken field above) */
+		d.src += d.op == DRM_TILECOPY_OP_COPY ? buf : 0;
 		d.dst = buf + 4096;
+		/* an offset at 2^63, or at the end of the address space */
+		if (far == 1 || (far == 2 && d.op != DRM_TILECOPY_OP_COPY))
+			d.dst += 1ull << 63;
+		else if (far == 2)
+			d.src += 1ull << 63;
+		else if (far == 3)
+			d.dst = ~0ull - fz_rnd(&seed) % 16;
 		cpu = tc_desc_check_v2(&d, ~(size_t)0 >> 1, ~(size_t)0 >> 1, ~(size_t)0 >> 1, &field);
+		/* the same, as offsets into the buffer (unmapped around it) */
+		rd = d;
+		rd.src -= rd.op == DRM_TILECOPY_OP_COPY ? buf : 0;
+		rd.dst -= buf;
+		rd.scales -= rd.scales ? buf : 0;
+		rel = tc_desc_check_v2(&rd, 1 << 20, 1 << 20, 1 << 20, &rfield);
 		st = run_job(&e, &r, &d, 1, t + 1);
 		if (cpu == -EINVAL || cpu == -EOVERFLOW) {
 			ck_assert_msg(st & TC_Q_STATUS_HALTED, "case %u: CPU refuses (%s), engine ran it",
@@ -2908,11 +3183,17 @@ START_TEST(test_cross_validation)
 			ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_ERR_CODE), DRM_TILECOPY_STATUS_BAD_DESC);
 			refused++;
 			queue_renew(&e, &r);
-		} else if (cpu == -ERANGE) {
-			/* a footprint in 64 bits, beyond 2^63: no field is wrong, the VA is */
-			ck_assert_msg(st & TC_Q_STATUS_HALTED, "case %u: %s beyond 2^63 ran", t, field);
-			ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_ERR_CODE),
-					  DRM_TILECOPY_STATUS_FAULT_UNMAPPED);
+		} else if (cpu == -ERANGE || rel) {
+			/*
+			 * A footprint in 64 bits, beyond 2^63 or the buffer: no
+			 * field is wrong, the VA is.
+			 */
+			ck_assert_msg(st & TC_Q_STATUS_HALTED, "case %u: %s beyond its mapping ran", t,
+				      cpu ? field : rfield);
+			ck_assert_msg(tc_qrd(&e.d, 0, TC_Q_ERR_CODE) == DRM_TILECOPY_STATUS_FAULT_UNMAPPED,
+				      "case %u: %s beyond its mapping: code %u", t, cpu ? field : rfield,
+				      tc_qrd(&e.d, 0, TC_Q_ERR_CODE));
+			faulted++;
 			queue_renew(&e, &r);
 		} else {
 			ck_assert_msg(cpu == 0, "case %u: tc_desc_check %d", t, cpu);
@@ -2920,7 +3201,12 @@ START_TEST(test_cross_validation)
 				      "CPU accepts", t, tc_qrd(&e.d, 0, TC_Q_ERR_CODE));
 		}
 	}
+	printf("/cross/validation: 200 descriptors, %u refused, %u faulted; %u typed (%u with "
+	       "4-bit sides), %u with a hostile value\n", refused, faulted, typed, nib, hostile);
+	fflush(stdout);
 	ck_assert_msg(refused > 50 && refused < 200, "refused %u", refused);
+	ck_assert_msg(faulted >= 3 && hostile > 20 && nib > 10, "faulted %u, hostile %u, 4-bit %u",
+		      faulted, hostile, nib);
 	env_down(&e);
 }
 END_TEST
