@@ -10,6 +10,7 @@
 #ifndef TILECOPY_CPU_EXEC_H
 #define TILECOPY_CPU_EXEC_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "tilecopy_accel.h"
@@ -162,10 +163,25 @@ int tc_desc_footprint(const struct drm_tilecopy_desc *d, const __u64 *stride,
 /**
  * tc_desc_scales_footprint - bytes of scales a DRM_TILECOPY_CVT_SCALES
  * descriptor reads from @scales: 4 * (1 + sum((extent[k] - 1) *
- * scale_stride[k])).
+ * scale_stride[k])). Inline: the device library checks a plan's scales
+ * with it too.
  * @return 0, or -EOVERFLOW.
  */
-int tc_desc_scales_footprint(const struct drm_tilecopy_desc *d, __u64 *bytes);
+static inline int tc_desc_scales_footprint(const struct drm_tilecopy_desc *d, __u64 *bytes)
+{
+	__u64 last = 0, t;
+
+	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++) {
+		if (__builtin_mul_overflow((__u64)d->extent[k] - 1,
+					   (__u64)d->scale_stride[k], &t) ||
+		    __builtin_add_overflow(last, t, &last))
+			return -EOVERFLOW;
+	}
+	if (__builtin_add_overflow(last, 1, &last) ||
+	    __builtin_mul_overflow(last, (__u64)4, bytes))
+		return -EOVERFLOW;
+	return 0;
+}
 
 /**
  * tc_cpu_backend_get - the executor to use: @name ("scalar", "sse2", "avx2",

@@ -56,22 +56,6 @@ int tc_desc_footprint(const struct drm_tilecopy_desc *d, const __u64 *stride,
 	return tc_desc_side_footprint(d, stride == d->src_stride, bytes);
 }
 
-int tc_desc_scales_footprint(const struct drm_tilecopy_desc *d, __u64 *bytes)
-{
-	__u64 last = 0, t;
-
-	for (int k = 0; k < d->ndims; k++) {
-		if (__builtin_mul_overflow((__u64)(d->extent[k] - 1),
-					   (__u64)d->scale_stride[k], &t) ||
-		    __builtin_add_overflow(last, t, &last))
-			return -EOVERFLOW;
-	}
-	if (__builtin_add_overflow(last, 1, &last) ||
-	    __builtin_mul_overflow(last, (__u64)sizeof(float), bytes))
-		return -EOVERFLOW;
-	return 0;
-}
-
 /*
  * Element types: known ones; a COPY has both or neither, a FILL at most a
  * destination type, a WRITE64 none (it writes 64 raw bits).

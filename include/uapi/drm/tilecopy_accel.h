@@ -301,7 +301,8 @@ enum drm_tilecopy_status {
  * @DRM_TILECOPY_PARAM_MAX_FILE_JOBS: jobs a file may have submitted and not
  *	yet finished; SUBMIT fails with -EBUSY beyond.
  * @DRM_TILECOPY_PARAM_MAX_FILE_DESC_BYTES: kernel memory the descriptors of
- *	those jobs may hold (each job: desc_count * 192 rounded up to pages);
+ *	those jobs may hold (each job: desc_count * DRM_TILECOPY_PARAM_DESC_SIZE
+ *	rounded up to pages);
  *	SUBMIT fails with -EBUSY beyond.
  * @DRM_TILECOPY_PARAM_JOB_TIMEOUT_NS: engine time a job may use before it
  *	counts as hung (0: never).
@@ -406,13 +407,15 @@ struct drm_tilecopy_bo_info {
  * struct drm_tilecopy_submit - queue a job: a list of descriptors.
  *
  * The driver copies the descriptors and checks every field; the whole access
- * footprint of each descriptor (source for COPY, destination for all) must
- * lie inside one BO of @bo_handles, and destinations inside a writable BO.
- * docs/uapi.md lists every errno; in short: -EINVAL (a field), -ENOENT (a
- * handle), -EFAULT (a pointer), -E2BIG (more than MAX_JOB_ELEMS), -EBUSY
- * (MAX_FILE_JOBS or MAX_FILE_DESC_BYTES reached: WAIT for a job, submit
- * again), -ECANCELED (the file is banned), -EIO (the device is wedged),
- * -ENODEV (the device is gone), -ENOMEM.
+ * footprint of each descriptor (source for COPY, destination for all, the
+ * scales of DRM_TILECOPY_CVT_SCALES) must lie inside one BO of @bo_handles,
+ * and destinations inside a writable BO. docs/uapi.md lists every errno; in
+ * short: -EINVAL (a field), -ENOENT (a handle), -EFAULT (a pointer), -E2BIG
+ * (more than MAX_JOB_ELEMS, or a row too long), -EOPNOTSUPP (a typed
+ * descriptor without DRM_TILECOPY_FEATURE_CONVERT), -EBUSY (MAX_FILE_JOBS or
+ * MAX_FILE_DESC_BYTES reached: WAIT for a job, submit again), -ECANCELED
+ * (the file is banned), -EIO (the device is wedged), -ENODEV (the device is
+ * gone), -ENOMEM.
  */
 struct drm_tilecopy_submit {
 	/** @descs: Input, user pointer to struct drm_tilecopy_desc[@desc_count]. */
