@@ -16,7 +16,14 @@
  *   oneDNN     dnnl reorder: by format tag where oneDNN has the format, or
  *              else by the plan's own strided view (one descriptor, up to
  *              8 dims); its output is compared with tilecopy's
- *   naive      a typed element loop over the plan's descriptors
+ *   naive      a typed element loop over the plan's descriptors (not
+ *              for converting and int4 plans: a loop per type pair is no
+ *              baseline anyone writes first)
+ *
+ * A case whose destination dtype differs converts while it changes the
+ * layout (tilecopy_plan_create_v2, default parameters; oneDNN's reorder
+ * with the two data types); int4 has no oneDNN contender (oneDNN 2.6
+ * has no 4-bit type).
  *
  * GB/s count bytes read + bytes written. Threads: --threads 1,2 times
  * every contender at each count in the same interleaved rounds (tilecopy
@@ -68,49 +75,63 @@ struct bench_case {
 	int rank;
 	int64_t shape[4];
 	dnnl_format_tag_t dnnl_from, dnnl_to;	/* dnnl_format_tag_undef: view */
+	int convert;		/* the destination is of dtype dt_to */
+	tilecopy_dtype_t dt_to;
 };
 
 static const struct bench_case bench_cases[] = {
 	{ "nchw-nhwc-f32", "NCHW", "NHWC", TILECOPY_DT_F32, 4, { 32, 64, 56, 56 },
-	  dnnl_nchw, dnnl_nhwc },
+	  dnnl_nchw, dnnl_nhwc, 0, 0 },
 	{ "nhwc-nchw-f32", "NHWC", "NCHW", TILECOPY_DT_F32, 4, { 32, 64, 56, 56 },
-	  dnnl_nhwc, dnnl_nchw },
+	  dnnl_nhwc, dnnl_nchw, 0, 0 },
 	{ "nchw-nChw16c-f32", "NCHW", "nChw16c", TILECOPY_DT_F32, 4, { 32, 64, 56, 56 },
-	  dnnl_nchw, dnnl_nChw16c },
+	  dnnl_nchw, dnnl_nChw16c, 0, 0 },
 	{ "nChw16c-nchw-f32", "nChw16c", "NCHW", TILECOPY_DT_F32, 4, { 32, 64, 56, 56 },
-	  dnnl_nChw16c, dnnl_nchw },
+	  dnnl_nChw16c, dnnl_nchw, 0, 0 },
 	{ "nchw-nChw16c-c20-f32", "NCHW", "nChw16c", TILECOPY_DT_F32, 4, { 32, 20, 56, 56 },
-	  dnnl_nchw, dnnl_nChw16c },	/* padded: 12 of every 32 channels zero */
+	  dnnl_nchw, dnnl_nChw16c, 0, 0 },	/* padded: 12 of every 32 channels zero */
 	{ "image-c3-f32", "NCHW", "NHWC", TILECOPY_DT_F32, 4, { 1, 3, 224, 224 },
-	  dnnl_nchw, dnnl_nhwc },
+	  dnnl_nchw, dnnl_nhwc, 0, 0 },
 	{ "nchw-nhwc-7x7-f32", "NCHW", "NHWC", TILECOPY_DT_F32, 4, { 256, 1024, 7, 7 },
-	  dnnl_nchw, dnnl_nhwc },
+	  dnnl_nchw, dnnl_nhwc, 0, 0 },
 	{ "transpose-4096-f32", "RowMajor", "ColumnMajor", TILECOPY_DT_F32, 2, { 4096, 4096 },
-	  dnnl_ab, dnnl_ba },
+	  dnnl_ab, dnnl_ba, 0, 0 },
 	{ "transpose-8192-u8", "RowMajor", "ColumnMajor", TILECOPY_DT_U8, 2, { 8192, 8192 },
-	  dnnl_ab, dnnl_ba },
+	  dnnl_ab, dnnl_ba, 0, 0 },
 	{ "transpose-8000-u8", "RowMajor", "ColumnMajor", TILECOPY_DT_U8, 2, { 8000, 8000 },
-	  dnnl_ab, dnnl_ba },
+	  dnnl_ab, dnnl_ba, 0, 0 },
+	{ "oihw-OIhw16i16o-f32", "oihw", "OIhw16i16o", TILECOPY_DT_F32, 4, { 256, 256, 3, 3 },
+	  dnnl_oihw, dnnl_OIhw16i16o, 0, 0 },
+	{ "nchw-nchw64-i4", "NCHW", "NCHW64", TILECOPY_DT_I4, 4, { 32, 64, 56, 56 },
+	  dnnl_format_tag_undef, dnnl_format_tag_undef, 0, 0 },
+	{ "nchw-nchw64-c3-i4", "NCHW", "NCHW64", TILECOPY_DT_I4, 4, { 32, 3, 56, 56 },
+	  dnnl_format_tag_undef, dnnl_format_tag_undef, 0, 0 },	/* 61 of 64 nibbles padding */
+	{ "nchw-nhwc-f32-bf16", "NCHW", "NHWC", TILECOPY_DT_F32, 4, { 32, 64, 56, 56 },
+	  dnnl_nchw, dnnl_nhwc, 1, TILECOPY_DT_BF16 },
+	{ "nchw-nhwc-f32-f16", "NCHW", "NHWC", TILECOPY_DT_F32, 4, { 32, 64, 56, 56 },
+	  dnnl_nchw, dnnl_nhwc, 1, TILECOPY_DT_F16 },
+	{ "nchw-nChw16c-f32-s8", "NCHW", "nChw16c", TILECOPY_DT_F32, 4, { 32, 64, 56, 56 },
+	  dnnl_nchw, dnnl_nChw16c, 1, TILECOPY_DT_I8 },
 	{ "nchw-nc1hwc0-f16", "NCHW", "NC1HWC0", TILECOPY_DT_F16, 4, { 32, 64, 56, 56 },
-	  dnnl_nchw, dnnl_nChw16c },	/* C0 = 16 for f16: nChw16c */
+	  dnnl_nchw, dnnl_nChw16c, 0, 0 },	/* C0 = 16 for f16: nChw16c */
 	{ "rowmajor-zN-f16", "RowMajor", "zN", TILECOPY_DT_F16, 2, { 4096, 4096 },
-	  dnnl_format_tag_undef, dnnl_format_tag_undef },
+	  dnnl_format_tag_undef, dnnl_format_tag_undef, 0, 0 },
 	{ "zN-rowmajor-f16", "zN", "RowMajor", TILECOPY_DT_F16, 2, { 4096, 4096 },
-	  dnnl_format_tag_undef, dnnl_format_tag_undef },
+	  dnnl_format_tag_undef, dnnl_format_tag_undef, 0, 0 },
 	{ "zN-nZ-f16", "zN", "nZ", TILECOPY_DT_F16, 2, { 4096, 4096 },
-	  dnnl_format_tag_undef, dnnl_format_tag_undef },
+	  dnnl_format_tag_undef, dnnl_format_tag_undef, 0, 0 },
 	{ "rowmajor-zN-i8", "RowMajor", "zN", TILECOPY_DT_I8, 2, { 4096, 4096 },
-	  dnnl_format_tag_undef, dnnl_format_tag_undef },
+	  dnnl_format_tag_undef, dnnl_format_tag_undef, 0, 0 },
 	{ "zN-rowmajor-i8", "zN", "RowMajor", TILECOPY_DT_I8, 2, { 4096, 4096 },
-	  dnnl_format_tag_undef, dnnl_format_tag_undef },
+	  dnnl_format_tag_undef, dnnl_format_tag_undef, 0, 0 },
 	{ "zN-nZ-i8", "zN", "nZ", TILECOPY_DT_I8, 2, { 4096, 4096 },
-	  dnnl_format_tag_undef, dnnl_format_tag_undef },
+	  dnnl_format_tag_undef, dnnl_format_tag_undef, 0, 0 },
 	{ "nchw-nchw-f32", "NCHW", "NCHW", TILECOPY_DT_F32, 4, { 32, 64, 56, 56 },
-	  dnnl_nchw, dnnl_nchw },
+	  dnnl_nchw, dnnl_nchw, 0, 0 },
 	{ "small-4k-f32", "NCHW", "NHWC", TILECOPY_DT_F32, 4, { 1, 16, 8, 8 },
-	  dnnl_nchw, dnnl_nhwc },
+	  dnnl_nchw, dnnl_nhwc, 0, 0 },
 	{ "small-4k-copy-f32", "NCHW", "NCHW", TILECOPY_DT_F32, 4, { 1, 16, 8, 8 },
-	  dnnl_nchw, dnnl_nchw },	/* the per-call cost alone */
+	  dnnl_nchw, dnnl_nchw, 0, 0 },	/* the per-call cost alone */
 };
 #define NCASES (sizeof(bench_cases) / sizeof(bench_cases[0]))
 
@@ -229,6 +250,12 @@ static uint64_t plan_bytes(tilecopy_status_t (*get)(const tilecopy_plan_t *, uin
 
 	get(p, &b);
 	return b;
+}
+
+/* The destination's dtype. */
+static tilecopy_dtype_t case_dt_to(const struct bench_case *c)
+{
+	return c->convert ? c->dt_to : c->dt;
 }
 
 static const char *dtype_name(tilecopy_dtype_t dt)
@@ -473,6 +500,18 @@ static int run_naive(void *ctx)
 	return 0;
 }
 
+/* Its descriptors move bytes (elem_size), as the naive loop does. */
+static int plan_untyped(const tilecopy_plan_t *p)
+{
+	size_t n;
+	const struct drm_tilecopy_desc *d = plan_descs(p, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!d[i].elem_size)
+			return 0;
+	return 1;
+}
+
 /* ---- oneDNN setup -------------------------------------------------------- */
 
 static dnnl_data_type_t dnnl_type_of(tilecopy_dtype_t dt)
@@ -499,20 +538,20 @@ static int onednn_setup(struct bench_run *r, const struct bench_case *c,
 	dnnl_memory_desc_t ms, md;
 	dnnl_primitive_desc_t pd;
 	dnnl_dims_t dims, ss, ds;
-	dnnl_data_type_t ty = dnnl_type_of(c->dt);
+	dnnl_data_type_t ty = dnnl_type_of(c->dt), ty_to = dnnl_type_of(case_dt_to(c));
 	size_t n;
 	const struct drm_tilecopy_desc *d = plan_descs(r->plan, &n);
 	int nd;
 
 	*how = NULL;
-	if (ty == dnnl_data_type_undef)
+	if (ty == dnnl_data_type_undef || ty_to == dnnl_data_type_undef)
 		return -1;
 	omp_set_num_threads(r->threads);
 	if (c->dnnl_from != dnnl_format_tag_undef) {
 		for (nd = 0; nd < c->rank; nd++)
 			dims[nd] = c->shape[nd];
 		if (dnnl_memory_desc_init_by_tag(&ms, nd, dims, ty, c->dnnl_from) ||
-		    dnnl_memory_desc_init_by_tag(&md, nd, dims, ty, c->dnnl_to))
+		    dnnl_memory_desc_init_by_tag(&md, nd, dims, ty_to, c->dnnl_to))
 			return -1;
 		*how = "format tags";
 	} else {
@@ -525,7 +564,7 @@ static int onednn_setup(struct bench_run *r, const struct bench_case *c,
 			ds[nd - 1 - k] = (dnnl_dim_t)d->dst_stride[k];
 		}
 		if (dnnl_memory_desc_init_by_strides(&ms, nd, dims, ty, ss) ||
-		    dnnl_memory_desc_init_by_strides(&md, nd, dims, ty, ds))
+		    dnnl_memory_desc_init_by_strides(&md, nd, dims, ty_to, ds))
 			return -1;
 		*how = "strided view of the plan";
 	}
@@ -591,11 +630,13 @@ static void bench_fill_src(unsigned char *p, size_t n)
 static int bench_plan(const struct bench_case *c, tilecopy_plan_t **plan)
 {
 	tilecopy_tensor_t *ts = NULL, *td = NULL;
+	tilecopy_convert_params_t pr;
 	int ret = 0;
 
+	tilecopy_convert_params_init(&pr);
 	if (tilecopy_tensor_create(&ts, c->from, c->shape, c->rank, c->dt, NULL, 0) ||
-	    tilecopy_tensor_create(&td, c->to, c->shape, c->rank, c->dt, NULL, 0) ||
-	    tilecopy_plan_create(plan, ts, td, 0)) {
+	    tilecopy_tensor_create(&td, c->to, c->shape, c->rank, case_dt_to(c), NULL, 0) ||
+	    tilecopy_plan_create_v2(plan, ts, td, c->convert ? &pr : NULL, 0)) {
 		fprintf(stderr, "bench: %s: %s\n", c->name, tilecopy_last_error());
 		ret = -1;
 	}
@@ -663,7 +704,7 @@ static int bench_contenders(struct contender *con, struct bench_run *runs,
 						       .threads = r->threads, .out = &bt->dn,
 						       .rounds = bt->rdn };
 		}
-		if (t == 0)
+		if (t == 0 && plan_untyped(r->plan))
 			con[n++] = (struct contender){ .name = "naive", .fn = run_naive, .ctx = r,
 						       .verify = 1, .threads = 1, .out = &bt->nv };
 	}
@@ -801,9 +842,10 @@ static void print_json(const struct bench_case *c, const struct bench_result *r,
 	const struct bench_times *bt = &r->t[t];
 
 	printf("{\"case\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"dtype\": \"%s\", "
+	       "\"dtype_to\": \"%s\", "
 	       "\"bytes\": %llu, \"moved_bytes\": %llu, \"threads\": %d, \"cpu\": \"%s\", "
 	       "\"tilecopy_gbps\": ",
-	       c->name, c->from, c->to, dtype_name(c->dt),
+	       c->name, c->from, c->to, dtype_name(c->dt), dtype_name(case_dt_to(c)),
 	       (unsigned long long)r->bytes, (unsigned long long)r->moved,
 	       o->thr[t], r->cpu);
 	print_num(gbps(r->moved, bt->tc));
@@ -1059,7 +1101,7 @@ int tc_bench_run(int argc, char **argv)
 	struct bench_opts o = { .reps = 10, .nthr = 1, .thr = { 1 } };
 	struct bench_case custom = {
 		.name = "custom", .dnnl_from = dnnl_format_tag_undef,
-		.dnnl_to = dnnl_format_tag_undef,
+		.dnnl_to = dnnl_format_tag_undef, .convert = 0,
 	};
 	static struct bench_result res[NCASES + 1];
 	const struct bench_case *done[NCASES + 1];

@@ -496,6 +496,11 @@ int tc_device_init(struct tc_device *tdev)
 		return dev_err_probe(dev, -ENODEV, "unsupported engine version 0x%08x, need 1.1\n",
 				     tdev->hw_version);
 	tdev->max_job_elems = tc_readq(tdev, TC_REG_MAX_JOB_ELEMS_LO);
+	/* CAPS is no register of a 1.1 engine: reading it there is an error */
+	if (tdev->hw_version >= TC_HW_VERSION_1_2)
+		tdev->caps = tc_readl(tdev, TC_REG_CAPS);
+	if (tdev->caps & TC_CAP_CONVERT)
+		tdev->cvt_types = tc_readl(tdev, TC_REG_CVT_TYPES);
 
 	ret = drmm_mutex_init(&tdev->base, &tdev->reset_lock);
 	if (ret)

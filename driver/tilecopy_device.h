@@ -40,11 +40,11 @@
  * their descriptors hold. SUBMIT fails with -EBUSY beyond either (the
  * caller waits for one of its jobs, as with ivpu's full job queue), so one
  * file can neither fill the kernel's memory nor the scheduler's queues.
- * 256 jobs keep four queues fed many times over; 16 MiB hold five jobs of
- * the largest size (TC_MAX_DESCS descriptors, 3 MiB).
+ * 256 jobs keep four queues fed many times over; 20 MiB hold five jobs of
+ * the largest size (TC_MAX_DESCS descriptors of 256 bytes, 4 MiB).
  */
 #define TC_FILE_MAX_JOBS	256
-#define TC_FILE_MAX_DESC_BYTES	(16ull << 20)
+#define TC_FILE_MAX_DESC_BYTES	(20ull << 20)
 
 /* Hangs (TIMEOUT) after which a file is banned, as i915 and xe do. */
 #define TC_BAN_HANGS		3
@@ -121,6 +121,10 @@ struct tc_stats {
  * @regs: BAR0, registers.
  * @boot: BAR2, firmware boot window.
  * @hw_version: TC_REG_VERSION.
+ * @caps: TC_REG_CAPS (engine 1.2 and later; 0 before): TC_CAP_CONVERT says
+ *	typed descriptors run, and jobs go to the engine with 256-byte
+ *	descriptors (TC_RING_F_DESC_256); without it, 192-byte ones.
+ * @cvt_types: TC_REG_CVT_TYPES with TC_CAP_CONVERT, else 0.
  * @tilebuf_size: TC_REG_TILEBUF_SIZE.
  * @max_job_elems: TC_REG_MAX_JOB_ELEMS, the work bound of a job.
  * @num_queues: queues in use (engine and firmware limit).
@@ -169,6 +173,8 @@ struct tc_device {
 	void __iomem *regs;
 	void __iomem *boot;
 	u32 hw_version;
+	u32 caps;
+	u32 cvt_types;
 	u32 tilebuf_size;
 	u64 max_job_elems;
 	unsigned int num_queues;

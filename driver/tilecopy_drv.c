@@ -149,6 +149,8 @@ static int tc_ioctl_get_param(struct drm_device *dev, void *data,
 		args->value = DRM_TILECOPY_FEATURE_DESC_STRIDE |
 			      DRM_TILECOPY_FEATURE_STATUS_RESET |
 			      DRM_TILECOPY_FEATURE_LIMITS;
+		if (tdev->caps & TC_CAP_CONVERT)
+			args->value |= DRM_TILECOPY_FEATURE_CONVERT;
 		break;
 	case DRM_TILECOPY_PARAM_DESC_SIZE:
 		args->value = sizeof(struct drm_tilecopy_desc);
@@ -167,6 +169,9 @@ static int tc_ioctl_get_param(struct drm_device *dev, void *data,
 		break;
 	case DRM_TILECOPY_PARAM_BAN_HANGS:
 		args->value = TC_BAN_HANGS;
+		break;
+	case DRM_TILECOPY_PARAM_CONVERT_TYPES:
+		args->value = tdev->cvt_types;
 		break;
 	case DRM_TILECOPY_PARAM_FILE_HANGS:
 		args->value = atomic_read(&to_tc_file(file)->ctx->hangs);

@@ -79,7 +79,8 @@ static void tc_queue_ring_write(struct tc_queue *q, struct tc_job *job)
 	e->desc_count = (__force u32)cpu_to_le32(job->desc_count);
 	e->ctx = (__force u32)cpu_to_le32(job->ctx->slot);
 	e->seqno = (__force u64)cpu_to_le64(job->seqno);
-	e->flags = (__force u32)cpu_to_le32(TC_RING_F_DESC_VA);
+	e->flags = (__force u32)cpu_to_le32(TC_RING_F_DESC_VA |
+					     (job->descs.wide ? TC_RING_F_DESC_256 : 0));
 	q->tail++;
 }
 

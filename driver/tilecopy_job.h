@@ -52,8 +52,12 @@ struct tc_job_result {
 /**
  * struct tc_job_descs - a job's descriptors, where the engine reads them.
  * @cpu: the validated copy (vmalloc, charged to the submitter's memcg):
- *	the submitter cannot change it after the checks.
+ *	the submitter cannot change it after the checks. With @wide false,
+ *	packed 192 bytes apart once checked (no longer an array of structs).
  * @bytes: bytes allocated, whole pages.
+ * @wide: the engine reads struct drm_tilecopy_desc of 256 bytes
+ *	(TC_RING_F_DESC_256, an engine with TC_CAP_CONVERT); else the first
+ *	192 bytes of each, 192 apart (an engine of version 1.1).
  * @sgt: its pages, DMA-mapped.
  * @node: their VA range in the job's address space, mapped read-only: the
  *	engine fetches them through its MMU (TC_RING_F_DESC_VA), so no
@@ -67,6 +71,7 @@ struct tc_job_result {
 struct tc_job_descs {
 	struct drm_tilecopy_desc *cpu;
 	size_t bytes;
+	bool wide;
 	struct sg_table sgt;
 	struct drm_mm_node node;
 	bool dma_mapped;

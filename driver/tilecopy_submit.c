@@ -33,23 +33,77 @@
 
 /* ---- descriptors -------------------------------------------------------- */
 
-/*
- * Bytes from the first to one past the last element of an N-D access:
- * elem_size * (1 + sum((extent[k] - 1) * stride[k])).
- */
-static bool tc_desc_span(const struct drm_tilecopy_desc *d, const u64 *stride,
-			 u64 *span)
+/* Bits of an element of &enum drm_tilecopy_type @type; 0: none, unknown. */
+static unsigned int tc_type_bits(unsigned int type)
 {
-	u64 last = 0, t;
+	static const u8 bits[] = {
+		[DRM_TILECOPY_TYPE_F32] = 32, [DRM_TILECOPY_TYPE_F16] = 16,
+		[DRM_TILECOPY_TYPE_BF16] = 16, [DRM_TILECOPY_TYPE_I8] = 8,
+		[DRM_TILECOPY_TYPE_U8] = 8, [DRM_TILECOPY_TYPE_I32] = 32,
+		[DRM_TILECOPY_TYPE_I4] = 4, [DRM_TILECOPY_TYPE_U4] = 4,
+	};
+
+	return type < ARRAY_SIZE(bits) ? bits[type] : 0;
+}
+
+/* Bits of an element of one side: its type's, or elem_size bytes. */
+static unsigned int tc_desc_bits(const struct drm_tilecopy_desc *d, bool src)
+{
+	unsigned int type = src ? d->src_type : d->dst_type;
+
+	return type ? tc_type_bits(type) : 8 * d->elem_size;
+}
+
+/* The last element's index: sum((extent[k] - 1) * stride[k]). */
+static bool tc_desc_last(const struct drm_tilecopy_desc *d, const u64 *stride,
+			 u64 *last)
+{
+	u64 t;
 	unsigned int k;
 
+	*last = 0;
 	for (k = 0; k < d->ndims; k++) {
 		if (check_mul_overflow((u64)d->extent[k] - 1, stride[k], &t) ||
-		    check_add_overflow(last, t, &last))
+		    check_add_overflow(*last, t, last))
 			return false;
 	}
+	return true;
+}
+
+/*
+ * Bytes from the first to one past the last element of the source (@src)
+ * or destination: (1 + last) elements, or for a 4-bit side the bytes of
+ * nibbles nibble .. nibble + last, ceil((nibble + last + 1) / 2).
+ */
+static bool tc_desc_span(const struct drm_tilecopy_desc *d, bool src, u64 *span)
+{
+	unsigned int bits = tc_desc_bits(d, src);
+	u64 last;
+
+	if (!tc_desc_last(d, src ? d->src_stride : d->dst_stride, &last))
+		return false;
+	if (bits == 4) {
+		if (check_add_overflow(last, (u64)(src ? d->src_nibble : d->dst_nibble),
+				       &last))
+			return false;
+		*span = last / 2 + 1;
+		return true;
+	}
 	return !check_add_overflow(last, 1ull, &last) &&
-	       !check_mul_overflow(last, (u64)d->elem_size, span);
+	       !check_mul_overflow(last, (u64)(bits / 8), span);
+}
+
+/* Bytes of binary32 scales a DRM_TILECOPY_CVT_SCALES descriptor reads. */
+static bool tc_desc_scales_span(const struct drm_tilecopy_desc *d, u64 *span)
+{
+	u64 stride[DRM_TILECOPY_MAX_DIMS], last;
+	unsigned int k;
+
+	for (k = 0; k < DRM_TILECOPY_MAX_DIMS; k++)
+		stride[k] = d->scale_stride[k];
+	return tc_desc_last(d, stride, &last) &&
+	       !check_add_overflow(last, 1ull, &last) &&
+	       !check_mul_overflow(last, 4ull, span);
 }
 
 /* Is [addr, addr + span) inside one mapping (a writable one if @write)? */
@@ -80,7 +134,8 @@ static int tc_desc_check_dims(struct drm_device *dev,
 		bool used = k < d->ndims;
 
 		if (used ? !d->extent[k] :
-		    d->extent[k] || d->src_stride[k] || d->dst_stride[k]) {
+		    d->extent[k] || d->src_stride[k] || d->dst_stride[k] ||
+		    d->scale_stride[k]) {
 			drm_dbg(dev, "desc %u: bad extent/strides of dim %u\n", i, k);
 			return -EINVAL;
 		}
@@ -92,15 +147,70 @@ static int tc_desc_check_dims(struct drm_device *dev,
 	return 0;
 }
 
+/*
+ * Element types (ABI 1.2): known ones; a COPY has both or neither, a FILL
+ * no source type, a WRITE64 none (it writes 64 raw bits).
+ */
+static const char *tc_desc_types_why(const struct drm_tilecopy_desc *d)
+{
+	bool copy = d->op == DRM_TILECOPY_OP_COPY;
+
+	if (d->src_type > DRM_TILECOPY_TYPE_U4 || d->dst_type > DRM_TILECOPY_TYPE_U4)
+		return "unknown element type";
+	if (copy ? !d->src_type != !d->dst_type : d->src_type)
+		return "src_type and dst_type not both set, or a src_type without a source";
+	if (d->op == DRM_TILECOPY_OP_WRITE64 && d->dst_type)
+		return "a typed WRITE64";
+	return NULL;
+}
+
+/*
+ * The other typed fields: each zero unless the descriptor uses it. A
+ * binary32 scale is finite when its exponent is not all ones.
+ */
+static const char *tc_desc_cvt_why(const struct drm_tilecopy_desc *d)
+{
+	const u32 known = DRM_TILECOPY_CVT_SCALE | DRM_TILECOPY_CVT_SCALES;
+	bool converts = d->op == DRM_TILECOPY_OP_COPY && d->src_type;
+
+	if (d->src_nibble > 1 || (d->src_nibble && tc_type_bits(d->src_type) != 4))
+		return "src_nibble not 0 or 1, or not on a 4-bit source";
+	if (d->dst_nibble > 1 || (d->dst_nibble && tc_type_bits(d->dst_type) != 4))
+		return "dst_nibble not 0 or 1, or not on a 4-bit destination";
+	if ((d->cvt_flags & ~known) || d->cvt_flags == known ||
+	    (d->cvt_flags && !converts))
+		return "cvt_flags unknown, both scales, or not on a typed COPY";
+	if ((d->src_zp || d->dst_zp) && !converts)
+		return "a zero point not on a typed COPY";
+	if (d->cvt_flags & DRM_TILECOPY_CVT_SCALE ?
+	    (d->scale & 0x7f800000u) == 0x7f800000u : d->scale)
+		return "scale not finite, or without CVT_SCALE";
+	if (d->pad)
+		return "pad not zero";
+	if (!(d->cvt_flags & DRM_TILECOPY_CVT_SCALES) &&
+	    (d->scales || memchr_inv(d->scale_stride, 0, sizeof(d->scale_stride))))
+		return "scales or scale_stride without CVT_SCALES";
+	return NULL;
+}
+
 static int tc_desc_check_fields(struct drm_device *dev,
 				const struct drm_tilecopy_desc *d, u32 i)
 {
+	const char *why;
+
 	if (d->op < DRM_TILECOPY_OP_COPY || d->op > DRM_TILECOPY_OP_WRITE64) {
 		drm_dbg(dev, "desc %u: unknown op %u\n", i, d->op);
 		return -EINVAL;
 	}
-	if (!is_power_of_2(d->elem_size) || d->elem_size > 8) {
-		drm_dbg(dev, "desc %u: bad element size %u\n", i, d->elem_size);
+	why = tc_desc_types_why(d);
+	if (why) {
+		drm_dbg(dev, "desc %u: %s (%u, %u)\n", i, why, d->src_type, d->dst_type);
+		return -EINVAL;
+	}
+	/* typed: each side's size is its type's, so elem_size must be 0 */
+	if (d->dst_type ? d->elem_size : !is_power_of_2(d->elem_size) || d->elem_size > 8) {
+		drm_dbg(dev, "desc %u: bad element size %u%s\n", i, d->elem_size,
+			d->dst_type ? " (typed: 0)" : "");
 		return -EINVAL;
 	}
 	if (d->ndims < 1 || d->ndims > DRM_TILECOPY_MAX_DIMS) {
@@ -118,16 +228,21 @@ static int tc_desc_check_fields(struct drm_device *dev,
 			d->op == DRM_TILECOPY_OP_COPY ? "value" : "src", d->op);
 		return -EINVAL;
 	}
-	/* The pattern is elem_size bytes: no bit may lie beyond them. */
-	if (d->op == DRM_TILECOPY_OP_FILL && d->elem_size < 8 &&
-	    d->value >> (8 * d->elem_size)) {
-		drm_dbg(dev, "desc %u: FILL value 0x%llx wider than %u bytes\n", i,
-			d->value, d->elem_size);
+	/* The pattern is one element: no bit may lie beyond it. */
+	if (d->op == DRM_TILECOPY_OP_FILL && tc_desc_bits(d, false) < 64 &&
+	    d->value >> tc_desc_bits(d, false)) {
+		drm_dbg(dev, "desc %u: FILL value 0x%llx wider than %u bits\n", i,
+			d->value, tc_desc_bits(d, false));
 		return -EINVAL;
 	}
 	if (d->op == DRM_TILECOPY_OP_WRITE64 &&
 	    (d->elem_size != 8 || d->ndims != 1 || d->extent[0] != 1)) {
 		drm_dbg(dev, "desc %u: WRITE64 needs elem_size 8, one element\n", i);
+		return -EINVAL;
+	}
+	why = tc_desc_cvt_why(d);
+	if (why) {
+		drm_dbg(dev, "desc %u: %s\n", i, why);
 		return -EINVAL;
 	}
 	return 0;
@@ -155,13 +270,15 @@ static u64 tc_desc_elems(const struct drm_tilecopy_desc *d)
  * times extent equal the next stride, on both sides): a stride-0 FILL of
  * [2^20, 4096] is one row of 2^32 writes. A transposing COPY (stride 1 on
  * each side, in different dimensions) goes through the tile buffer tile by
- * tile and has no row of its own.
+ * tile and has no row of its own. A typed descriptor's dimensions merge
+ * only when the scales continue too, and its row is bounded in elements
+ * whatever its strides: it is converted element by element.
  */
 static bool tc_desc_row_ok(const struct drm_tilecopy_desc *d)
 {
 	bool copy = d->op == DRM_TILECOPY_OP_COPY;
 	u64 e[DRM_TILECOPY_MAX_DIMS], ss[DRM_TILECOPY_MAX_DIMS];
-	u64 ds[DRM_TILECOPY_MAX_DIMS], bytes;
+	u64 ds[DRM_TILECOPY_MAX_DIMS], cs[DRM_TILECOPY_MAX_DIMS], bytes;
 	unsigned int k, n = 0, p = UINT_MAX, q = UINT_MAX;
 
 	for (k = 0; k < d->ndims; k++) {
@@ -171,7 +288,8 @@ static bool tc_desc_row_ok(const struct drm_tilecopy_desc *d)
 			continue;
 		/* wrapping products, as the engine computes them */
 		if (n && ds[n - 1] * e[n - 1] == d->dst_stride[k] &&
-		    ss[n - 1] * e[n - 1] == sk) {
+		    ss[n - 1] * e[n - 1] == sk &&
+		    cs[n - 1] * e[n - 1] == d->scale_stride[k]) {
 			if (check_mul_overflow(e[n - 1], (u64)d->extent[k], &e[n - 1]))
 				return false;
 			continue;
@@ -179,10 +297,13 @@ static bool tc_desc_row_ok(const struct drm_tilecopy_desc *d)
 		e[n] = d->extent[k];
 		ss[n] = sk;
 		ds[n] = d->dst_stride[k];
+		cs[n] = d->scale_stride[k];
 		n++;
 	}
 	if (!n)
 		return true;
+	if (d->dst_type)
+		return e[0] <= DRM_TILECOPY_MAX_ROW_ELEMS;
 	for (k = 0; k < n && copy; k++) {
 		if (ss[k] == 1 && e[k] > 1 && p == UINT_MAX)
 			p = k;
@@ -202,23 +323,38 @@ static bool tc_desc_row_ok(const struct drm_tilecopy_desc *d)
 static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 {
 	const struct drm_tilecopy_desc *d = &job->descs.cpu[i];
-	u64 max = job->tdev->max_job_elems, span, elems, bytes;
+	u64 max = job->tdev->max_job_elems, span, elems, bits;
 	int ret;
 
+	/* the typed fields of ABI 1.2, for an engine that has them */
+	if (!job->descs.wide &&
+	    memchr_inv((const u8 *)d + DRM_TILECOPY_DESC_SIZE_1_0, 0,
+		       sizeof(*d) - DRM_TILECOPY_DESC_SIZE_1_0)) {
+		drm_dbg(dev, "desc %u: typed, but the engine does not convert\n", i);
+		return -EOPNOTSUPP;
+	}
 	ret = tc_desc_check_fields(dev, d, i);
 	if (ret)
 		return ret;
-	if (!tc_desc_span(d, d->dst_stride, &span) ||
+	if (!tc_desc_span(d, false, &span) ||
 	    !tc_desc_in_bos(job, d->dst, span, true)) {
 		drm_dbg(dev, "desc %u: destination 0x%llx is not inside one writable BO of the job\n",
 			i, d->dst);
 		return -EINVAL;
 	}
 	if (d->op == DRM_TILECOPY_OP_COPY &&
-	    (!tc_desc_span(d, d->src_stride, &span) ||
+	    (!tc_desc_span(d, true, &span) ||
 	     !tc_desc_in_bos(job, d->src, span, false))) {
 		drm_dbg(dev, "desc %u: source 0x%llx is not inside one BO of the job\n",
 			i, d->src);
+		return -EINVAL;
+	}
+	/* the scales are read like a source */
+	if ((d->cvt_flags & DRM_TILECOPY_CVT_SCALES) &&
+	    (!tc_desc_scales_span(d, &span) ||
+	     !tc_desc_in_bos(job, d->scales, span, false))) {
+		drm_dbg(dev, "desc %u: scales 0x%llx are not inside one BO of the job\n",
+			i, d->scales);
 		return -EINVAL;
 	}
 	/*
@@ -237,21 +373,24 @@ static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 	}
 	job->elems += elems;
 	/* Only a counter: saturate rather than refuse. */
-	if (check_mul_overflow(elems, (u64)d->elem_size, &bytes) ||
-	    check_add_overflow(job->bytes, bytes, &job->bytes))
+	if (check_mul_overflow(elems, (u64)tc_desc_bits(d, false), &bits) ||
+	    check_add_overflow(job->bytes, DIV_ROUND_UP_ULL(bits, 8), &job->bytes))
 		job->bytes = U64_MAX;
 	return 0;
 }
 
 /*
  * Copy the descriptors into kernel memory, each @desc_size bytes apart in
- * the user's array; bytes beyond the struct this driver knows must be zero
- * (the uAPI may grow: a zero field means "not used").
+ * the user's array. A caller's smaller struct (192 bytes, before ABI 1.2)
+ * has its missing fields taken as zero; bytes beyond the struct this
+ * driver knows must be zero (the uAPI may grow: a zero field means "not
+ * used").
  */
 static int tc_job_descs_copy(struct drm_device *dev, struct tc_job *job,
 			     const struct drm_tilecopy_submit *args)
 {
 	const size_t known = sizeof(struct drm_tilecopy_desc);
+	const size_t len = min_t(size_t, args->desc_size, known);
 	const u8 __user *src = u64_to_user_ptr(args->descs);
 	struct tc_job_descs *d = &job->descs;
 	u32 i;
@@ -262,12 +401,15 @@ static int tc_job_descs_copy(struct drm_device *dev, struct tc_job *job,
 	if (!d->cpu)
 		return -ENOMEM;
 	job->desc_count = args->desc_count;
+	d->wide = job->tdev->caps & TC_CAP_CONVERT;
 	if (args->desc_size == known)
 		return copy_from_user(d->cpu, src, known * job->desc_count) ?
 		       -EFAULT : 0;
 	for (i = 0; i < job->desc_count; i++, src += args->desc_size) {
-		if (copy_from_user(&d->cpu[i], src, known))
+		if (copy_from_user(&d->cpu[i], src, len))
 			return -EFAULT;
+		if (args->desc_size <= known)
+			continue;
 		ret = check_zeroed_user(src + known, args->desc_size - known);
 		if (ret <= 0) {
 			if (!ret)
@@ -318,6 +460,22 @@ static int tc_job_descs_map(struct tc_job *job)
 	return 0;
 }
 
+/*
+ * An engine without TC_CAP_CONVERT (version 1.1) reads 192-byte
+ * descriptors 192 apart: pack the checked copy so (its typed fields are
+ * all zero, tc_desc_check() saw to that).
+ */
+static void tc_job_descs_pack(struct tc_job *job)
+{
+	u8 *p = (u8 *)job->descs.cpu;
+	u32 i;
+
+	for (i = 1; i < job->desc_count; i++)
+		memmove(p + i * DRM_TILECOPY_DESC_SIZE_1_0,
+			p + i * sizeof(struct drm_tilecopy_desc),
+			DRM_TILECOPY_DESC_SIZE_1_0);
+}
+
 static int tc_submit_descs(struct drm_device *dev, struct tc_job *job,
 			   const struct drm_tilecopy_submit *args)
 {
@@ -327,7 +485,11 @@ static int tc_submit_descs(struct drm_device *dev, struct tc_job *job,
 	ret = tc_job_descs_copy(dev, job, args);
 	for (i = 0; !ret && i < job->desc_count; i++)
 		ret = tc_desc_check(dev, job, i);
-	return ret ? ret : tc_job_descs_map(job);
+	if (ret)
+		return ret;
+	if (!job->descs.wide)
+		tc_job_descs_pack(job);
+	return tc_job_descs_map(job);
 }
 
 /* ---- SUBMIT ------------------------------------------------------------- */
@@ -339,10 +501,10 @@ static int tc_submit_check(struct drm_device *dev, struct tc_device *tdev,
 		drm_dbg(dev, "SUBMIT flags 0x%x and pad must be zero\n", args->flags);
 		return -EINVAL;
 	}
-	if (args->desc_size < sizeof(struct drm_tilecopy_desc) ||
+	if (args->desc_size < DRM_TILECOPY_DESC_SIZE_1_0 ||
 	    args->desc_size > TC_MAX_DESC_SIZE) {
-		drm_dbg(dev, "SUBMIT desc_size %u, expected %zu..%u\n", args->desc_size,
-			sizeof(struct drm_tilecopy_desc), TC_MAX_DESC_SIZE);
+		drm_dbg(dev, "SUBMIT desc_size %u, expected %u..%u\n", args->desc_size,
+			DRM_TILECOPY_DESC_SIZE_1_0, TC_MAX_DESC_SIZE);
 		return -EINVAL;
 	}
 	if (!args->desc_count || args->desc_count > TC_MAX_DESCS ||
@@ -549,8 +711,10 @@ static void tc_submit_push(struct tc_file *tfile, struct tc_job *job, u32 id,
  * @file: caller
  *
  * Return: 0, -EINVAL for a bad argument or descriptor, -ENOENT for a bad
- * handle, -EFAULT, -E2BIG (the work bound), -EBUSY (the file's limits),
- * -ECANCELED (the file is banned), -EIO (the device is wedged), -ENOMEM.
+ * handle, -EFAULT, -E2BIG (the work bound), -EOPNOTSUPP (a typed
+ * descriptor for an engine that does not convert), -EBUSY (the file's
+ * limits), -ECANCELED (the file is banned), -EIO (the device is wedged),
+ * -ENOMEM.
  */
 int tc_ioctl_submit(struct drm_device *dev, void *data, struct drm_file *file)
 {

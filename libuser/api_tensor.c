@@ -132,14 +132,39 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create(tilecopy_tensor_t **out,
 	return tc_tensor_out(out, &v);
 }
 
+/*
+ * A stride of @b bytes in elements of @bits bits: a multiple of the
+ * element size, or any byte count of 4-bit elements (two a byte).
+ */
+static tilecopy_status_t tc_stride_from_bytes(int64_t *st, int k, unsigned int bits)
+{
+	int64_t esize = bits / 8;
+
+	if (bits == 4) {
+		if (tc_mul_ovf(*st, 2, st))
+			return tc_fail(TILECOPY_ERR_OVERFLOW,
+				       "strides[%d]: %lld bytes is more than 2^63-1 4-bit elements",
+				       k, (long long)*st);
+		return TILECOPY_SUCCESS;
+	}
+	if (*st % esize)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "strides[%d]: %lld bytes is not a multiple of the element size %lld",
+			       k, (long long)*st, (long long)esize);
+	*st /= esize;
+	return TILECOPY_SUCCESS;
+}
+
 /* Strides in elements from @strides (bytes or elements, NULL = row-major). */
 static tilecopy_status_t tc_strides_in_elems(int64_t *st, int rank, const int64_t *shape,
-					     const int64_t *strides, size_t esize,
+					     const int64_t *strides, unsigned int bits,
 					     uint32_t flags)
 {
 	int64_t s = 1;
 
 	for (int k = rank - 1; k >= 0; k--) {
+		tilecopy_status_t ret;
+
 		if (!strides) {
 			st[k] = s;
 			if (tc_mul_ovf(s, shape[k], &s))
@@ -153,11 +178,9 @@ static tilecopy_status_t tc_strides_in_elems(int64_t *st, int rank, const int64_
 				       "strides[%d]: %lld is negative; the engine walks memory forward only (make the tensor contiguous first, e.g. numpy.ascontiguousarray)",
 				       k, (long long)st[k]);
 		if (flags & TILECOPY_STRIDES_BYTES) {
-			if (st[k] % (int64_t)esize)
-				return tc_fail(TILECOPY_ERR_INVALID_ARG,
-					       "strides[%d]: %lld bytes is not a multiple of the element size %zu",
-					       k, (long long)st[k], esize);
-			st[k] /= (int64_t)esize;
+			ret = tc_stride_from_bytes(&st[k], k, bits);
+			if (ret)
+				return ret;
 		}
 	}
 	return TILECOPY_SUCCESS;
@@ -172,7 +195,7 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create_strided(tilecopy_tensor_t 
 							      uint32_t flags)
 {
 	int64_t st_el[TILECOPY_MAX_RANK];
-	size_t esize = tc_dtype_size(dtype);
+	unsigned int bits = tc_dtype_bits(dtype);
 	tilecopy_tensor_t v;
 	tilecopy_status_t st;
 
@@ -184,7 +207,7 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create_strided(tilecopy_tensor_t 
 		return st;
 	if (!shape)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "shape: NULL");
-	if (!esize)
+	if (!bits)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "dtype: unknown (%d)", (int)dtype);
 	if (rank < 1 || rank > TILECOPY_MAX_RANK)
 		return tc_fail(TILECOPY_ERR_SHAPE_MISMATCH, "shape: rank %d outside 1..%d",
@@ -194,7 +217,7 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create_strided(tilecopy_tensor_t 
 			return tc_fail(TILECOPY_ERR_SHAPE_MISMATCH,
 				       "shape[%d]: %lld is not >= 1 (empty tensors have nothing to convert)",
 				       k, (long long)shape[k]);
-	st = tc_strides_in_elems(st_el, rank, shape, strides, esize, flags);
+	st = tc_strides_in_elems(st_el, rank, shape, strides, bits, flags);
 	if (st)
 		return st;
 	memset(&v, 0, sizeof(v));
@@ -231,7 +254,7 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create_layout(tilecopy_tensor_t *
 		st = tc_layout_check(layout, "layout");
 	if (st)
 		return st;
-	if (!tc_dtype_size(dtype))
+	if (!tc_dtype_bits(dtype))
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "dtype: unknown (%d)", (int)dtype);
 	memset(&v, 0, sizeof(v));
 	v.layout = *layout;

@@ -73,6 +73,7 @@ struct tilecopy_job {
 	/* sticky: the first failure, returned by every later wait */
 	tilecopy_status_t failure;
 	char failure_msg[512];
+	struct tilecopy_bo *scales;	/* the plan's scales, read by the parts */
 	int nparts;
 	struct tc_job_part part[];
 };

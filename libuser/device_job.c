@@ -9,6 +9,13 @@
  * Each job descriptor remembers which plan descriptor it came from, so a
  * fault names the plan's descriptor.
  *
+ * Typed descriptors (ABI 1.2): the plan's scales go into a read-only BO of
+ * the job, and a descriptor's @scales (an offset into them) becomes a VA.
+ * Cuts move 4-bit sides by nibbles (address and nibble field) and the
+ * scales with src and dst. A plan that writes 4-bit elements stays on one
+ * queue (and, cut across engines, on the first): two parts writing the two
+ * nibbles of one byte at once, each a read-modify-write, could lose one.
+ *
  * A tilecopy_job_t is one or more hardware jobs ("parts"); one syncobj
  * covers them all (their fences merged through sync_file), and its status
  * is the first failure of any part, kept for every later wait.
@@ -67,6 +74,39 @@ static int tc_dlist_push(struct tc_dlist *l, const struct drm_tilecopy_desc *d,
 	return 0;
 }
 
+/* Bits of an element of one side of @d: its type's, or elem_size bytes. */
+static unsigned int tc_side_bits(const struct drm_tilecopy_desc *d, int src)
+{
+	unsigned int type = src ? d->src_type : d->dst_type;
+
+	return type ? tc_desc_type_bits(type) : 8u * d->elem_size;
+}
+
+/* One side's address (and nibble, 4-bit) @n elements further. */
+static void tc_side_advance(__u64 *addr, __u8 *nibble, unsigned int bits, uint64_t n)
+{
+	uint64_t x;
+
+	if (bits != 4) {
+		*addr += n * (bits / 8);
+		return;
+	}
+	x = *nibble + n;
+	*addr += x >> 1;
+	*nibble = (__u8)(x & 1);
+}
+
+/* @out: @d from element @lo of its dimension @k on (extent[k] left as is). */
+static void tc_desc_skip(const struct drm_tilecopy_desc *d, int k, uint64_t lo,
+			 struct drm_tilecopy_desc *out)
+{
+	*out = *d;
+	tc_side_advance(&out->src, &out->src_nibble, tc_side_bits(d, 1), lo * d->src_stride[k]);
+	tc_side_advance(&out->dst, &out->dst_nibble, tc_side_bits(d, 0), lo * d->dst_stride[k]);
+	if (d->cvt_flags & DRM_TILECOPY_CVT_SCALES)
+		out->scales += lo * d->scale_stride[k] * 4;
+}
+
 /*
  * Piece @part of @nparts of @d, cut along its outermost dim of extent > 1.
  * A descriptor too small to cut goes whole to piece (@seq % @nparts).
@@ -88,10 +128,8 @@ static int tc_piece(const struct drm_tilecopy_desc *d, unsigned int part,
 	}
 	lo = (uint64_t)d->extent[k] * part / nparts;
 	hi = (uint64_t)d->extent[k] * (part + 1) / nparts;
-	*out = *d;
+	tc_desc_skip(d, k, lo, out);
 	out->extent[k] = (uint32_t)(hi - lo);
-	out->src += lo * d->src_stride[k] * d->elem_size;
-	out->dst += lo * d->dst_stride[k] * d->elem_size;
 	return 1;
 }
 
@@ -142,6 +180,10 @@ static tilecopy_status_t tc_submit_error(tilecopy_job_t *job, int err)
 			       path);
 	case -ENODEV:
 		return tc_fail(TILECOPY_ERR_NO_DEVICE, "job: %s: the device was removed", path);
+	case -EOPNOTSUPP:
+		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+			       "job: %s: the engine does not convert element types (no DRM_TILECOPY_FEATURE_CONVERT): run the plan on the CPU",
+			       path);
 	case -E2BIG:
 		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
 			       "job: %s: SUBMIT refused a descriptor as too big (E2BIG): it writes more than the engine's %llu elements per job, or its row is longer than %llu elements (%llu bytes contiguous), and it could not be cut",
@@ -257,11 +299,23 @@ static int tc_submit_part(struct tc_submit_ctx *c, const struct tc_dlist *l,
 	tilecopy_job_t *job = c->job;
 	struct drm_tilecopy_submit s = { 0 };
 	struct tc_job_part *p = &job->part[job->nparts];
+	unsigned char *packed = NULL;
 	int ret;
 
 	s.descs = (uintptr_t)(l->d + from);
 	s.desc_count = (uint32_t)n;
 	s.desc_size = sizeof(struct drm_tilecopy_desc);
+	if (!(job->dev->features & DRM_TILECOPY_FEATURE_DESC_STRIDE)) {
+		/* a 1.0 driver: 192-byte descriptors (untyped: tc_plan_types()) */
+		packed = malloc(n * DRM_TILECOPY_DESC_SIZE_1_0);
+		if (!packed)
+			return -ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			memcpy(packed + i * DRM_TILECOPY_DESC_SIZE_1_0, &l->d[from + i],
+			       DRM_TILECOPY_DESC_SIZE_1_0);
+		s.descs = (uintptr_t)packed;
+		s.desc_size = DRM_TILECOPY_DESC_SIZE_1_0;
+	}
 	s.bo_handles = (uintptr_t)c->bos;
 	s.bo_count = c->nbos;
 	s.in_syncobjs = (uintptr_t)c->in->h;
@@ -269,6 +323,7 @@ static int tc_submit_part(struct tc_submit_ctx *c, const struct tc_dlist *l,
 	s.queue = queue;
 	s.out_syncobj = c->out;
 	ret = tc_submit_retry(job->dev->fd, &s);
+	free(packed);
 	if (ret)
 		return ret;
 	p->id = s.job_id;
@@ -328,14 +383,15 @@ static void tc_lists_free(struct tc_dlist *lists, unsigned int q)
  * whose row - dimension 0 once extent-1 dimensions are dropped and those
  * that continue it merged - is longer than DRM_TILECOPY_MAX_ROW_ELEMS, or
  * DRM_TILECOPY_MAX_ROW_BYTES when contiguous on both sides. A transposing
- * COPY has no row. Returns the outermost dimension of a row too long, else
- * -1.
+ * COPY has no row. A typed descriptor merges dimensions only when its
+ * scales continue too, and its row is bounded in elements whatever its
+ * strides. Returns the outermost dimension of a row too long, else -1.
  */
 static int tc_row_too_long(const struct drm_tilecopy_desc *d)
 {
 	int copy = d->op == DRM_TILECOPY_OP_COPY, n = 0, top = -1, p = -1, q = -1;
 	uint64_t e[DRM_TILECOPY_MAX_DIMS], ss[DRM_TILECOPY_MAX_DIMS];
-	uint64_t ds[DRM_TILECOPY_MAX_DIMS], bytes;
+	uint64_t ds[DRM_TILECOPY_MAX_DIMS], cs[DRM_TILECOPY_MAX_DIMS], bytes;
 	int ovf = 0;
 
 	for (int k = 0; k < d->ndims; k++) {
@@ -344,7 +400,8 @@ static int tc_row_too_long(const struct drm_tilecopy_desc *d)
 		if (d->extent[k] == 1)
 			continue;
 		/* wrapping products, as the engine computes them */
-		if (n && ds[n - 1] * e[n - 1] == d->dst_stride[k] && ss[n - 1] * e[n - 1] == sk) {
+		if (n && ds[n - 1] * e[n - 1] == d->dst_stride[k] && ss[n - 1] * e[n - 1] == sk &&
+		    cs[n - 1] * e[n - 1] == d->scale_stride[k]) {
 			ovf |= __builtin_mul_overflow(e[n - 1], (uint64_t)d->extent[k], &e[n - 1]);
 			if (n == 1)
 				top = k;
@@ -353,12 +410,15 @@ static int tc_row_too_long(const struct drm_tilecopy_desc *d)
 		e[n] = d->extent[k];
 		ss[n] = sk;
 		ds[n] = d->dst_stride[k];
+		cs[n] = d->scale_stride[k];
 		if (!n)
 			top = k;
 		n++;
 	}
 	if (!n)
 		return -1;
+	if (d->dst_type)
+		return ovf || e[0] > DRM_TILECOPY_MAX_ROW_ELEMS ? top : -1;
 	for (int k = 0; k < n && copy; k++) {
 		if (ss[k] == 1 && e[k] > 1 && p < 0)
 			p = k;
@@ -379,10 +439,8 @@ static int tc_row_too_long(const struct drm_tilecopy_desc *d)
 static void tc_cut_dim(const struct drm_tilecopy_desc *d, int k, uint64_t lo, uint64_t hi,
 		       struct drm_tilecopy_desc *out)
 {
-	*out = *d;
+	tc_desc_skip(d, k, lo, out);
 	out->extent[k] = (uint32_t)(hi - lo);
-	out->src += lo * d->src_stride[k] * d->elem_size;
-	out->dst += lo * d->dst_stride[k] * d->elem_size;
 }
 
 /*
@@ -422,14 +480,18 @@ static int tc_push_bounded(const tilecopy_device_t *dev, struct tc_dlist *l,
 	return 0;
 }
 
+/* Where a plan's descriptors are rebased: the buffers' device VAs. */
+struct tc_rebase {
+	uint64_t src, dst, scales;
+};
+
 /*
  * Piece @part of @nparts of the plan, rebased onto the buffers' device VAs,
  * spread over @q queue lists.
  */
 static int tc_distribute(const tilecopy_device_t *dev, struct tc_dlist *lists,
 			 unsigned int q, const struct tilecopy_plan *plan,
-			 uint64_t src_va, uint64_t dst_va, unsigned int part,
-			 unsigned int nparts)
+			 const struct tc_rebase *va, unsigned int part, unsigned int nparts)
 {
 	size_t seq = 0;
 
@@ -437,8 +499,10 @@ static int tc_distribute(const tilecopy_device_t *dev, struct tc_dlist *lists,
 		struct drm_tilecopy_desc d = plan->descs[i], piece;
 
 		if (d.op == DRM_TILECOPY_OP_COPY)
-			d.src += src_va;
-		d.dst += dst_va;
+			d.src += va->src;
+		d.dst += va->dst;
+		if (d.cvt_flags & DRM_TILECOPY_CVT_SCALES)
+			d.scales += va->scales;
 		if (!tc_piece(&d, part, nparts, i, &piece))
 			continue;
 		for (unsigned int p = 0; p < q; p++) {
@@ -486,6 +550,91 @@ static tilecopy_status_t tc_submit_parts(tilecopy_job_t *job, struct tc_dlist *l
 	return ret ? tc_submit_error(job, ret) : TILECOPY_SUCCESS;
 }
 
+/* What the plan's typed descriptors need of the job. */
+struct tc_plan_types {
+	int typed;	/* a descriptor converts or writes typed values */
+	int nibbles;	/* one writes 4-bit elements */
+	int scales;	/* one reads the plan's scales */
+};
+
+/*
+ * The plan's typed descriptors: the engine must convert, and each reads
+ * its scales inside the plan's (the driver would refuse a footprint beyond
+ * the BO; this names the plan's descriptor instead).
+ */
+static tilecopy_status_t tc_plan_types(const tilecopy_device_t *dev,
+				       const struct tilecopy_plan *plan,
+				       struct tc_plan_types *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct drm_tilecopy_desc *d = &plan->descs[i];
+		__u64 bytes, end;
+
+		t->typed |= d->dst_type != 0;
+		t->nibbles |= tc_desc_type_bits(d->dst_type) == 4;
+		if (!(d->cvt_flags & DRM_TILECOPY_CVT_SCALES))
+			continue;
+		t->scales = 1;
+		if (tc_desc_scales_footprint(d, &bytes) ||
+		    __builtin_add_overflow(d->scales, bytes, &end) ||
+		    end > (uint64_t)plan->nscales * sizeof(float) || !plan->scales)
+			return tc_fail(TILECOPY_ERR_INVALID_ARG,
+				       "plan: descriptor %zu reads scales beyond the plan's %zu",
+				       i, plan->nscales);
+	}
+	if (t->typed && !(dev->features & DRM_TILECOPY_FEATURE_CONVERT))
+		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+			       "job: %s: the engine does not convert element types (no DRM_TILECOPY_FEATURE_CONVERT): run the plan on the CPU",
+			       dev->info.path);
+	return TILECOPY_SUCCESS;
+}
+
+/* The plan's scales in a BO the engine reads (a job's own, freed with it). */
+static tilecopy_status_t tc_scales_bo(tilecopy_device_t *dev, const struct tilecopy_plan *plan,
+				      tilecopy_bo_t **bo)
+{
+	size_t bytes = plan->nscales * sizeof(float);
+	tilecopy_status_t st;
+	void *map;
+
+	st = tilecopy_bo_create(bo, dev, bytes, TILECOPY_BO_READ_ONLY);
+	if (!st)
+		st = tilecopy_bo_map(*bo, &map);
+	if (st) {
+		tilecopy_bo_free(*bo);
+		*bo = NULL;
+		return st;
+	}
+	memcpy(map, plan->scales, bytes);
+	return TILECOPY_SUCCESS;
+}
+
+/*
+ * How slice @part of @nparts of the plan is spread: the queues it goes to
+ * (returned), and whether it is empty. Large unordered plans go to every
+ * queue. A plan that writes 4-bit elements goes to one queue, all of it in
+ * the first slice (the others empty): parts on different queues or engines
+ * run at once, and two of them writing the two nibbles of one byte (each a
+ * read-modify-write) could lose one. Within one queue, jobs run in order.
+ */
+static unsigned int tc_spread(const tilecopy_device_t *dev, const struct tilecopy_plan *plan,
+			      const struct tc_plan_types *t, uint32_t flags,
+			      unsigned int *part, unsigned int *nparts, int *empty)
+{
+	*empty = 0;
+	if (t->nibbles) {
+		*empty = *part != 0;
+		*part = 0;
+		*nparts = 1;
+		return 1;
+	}
+	if (!plan->ordered && !(flags & TILECOPY_SUBMIT_ONE_QUEUE) &&
+	    plan->moved_bytes / *nparts >= TC_SPLIT_MIN_BYTES)
+		return dev->info.num_queues;
+	return 1;
+}
+
 /* The options of the first version: later ones append fields. */
 #define TC_OPTS_SIZE_V1 (offsetof(struct tilecopy_submit_opts, num_in_fences) + \
 			 sizeof(uint32_t))
@@ -530,38 +679,46 @@ tilecopy_status_t tc_job_submit_slice_opts(tilecopy_job_t **out, tilecopy_device
 					   const struct tilecopy_submit_opts *user_opts)
 {
 	struct tilecopy_submit_opts opts;
-	uint32_t bos[2], nbos = 1;
+	struct tc_rebase va = { src_va, dst_va, 0 };
+	struct tc_plan_types types;
+	tilecopy_bo_t *scales = NULL;
+	uint32_t bos[3], nbos = 1;
 	struct tc_in_fences in;
 	struct tc_dlist *lists;
 	tilecopy_job_t *job;
 	tilecopy_status_t st;
-	unsigned int q = 1;
+	unsigned int q;
 	size_t nparts_hw;
+	int empty;
 
 	*out = NULL;
-	st = tc_opts_get(user_opts, &opts);
+	st = tc_opts_get(user_opts, &opts) ?: tc_plan_types(dev, plan, &types);
+	if (!st && types.scales)
+		st = tc_scales_bo(dev, plan, &scales);
 	if (st)
 		return st;
-	if (!plan->ordered && !(opts.flags & TILECOPY_SUBMIT_ONE_QUEUE) &&
-	    plan->moved_bytes / nparts >= TC_SPLIT_MIN_BYTES)
-		q = dev->info.num_queues;
+	va.scales = scales ? scales->va : 0;
+	q = tc_spread(dev, plan, &types, opts.flags, &part, &nparts, &empty);
 	lists = calloc(q, sizeof(*lists));
-	if (!lists)
-		return tc_fail(TILECOPY_ERR_NOMEM, "job: out of memory");
-	if (tc_distribute(dev, lists, q, plan, src_va, dst_va, part, nparts)) {
-		tc_lists_free(lists, q);
+	if (!lists || (!empty && tc_distribute(dev, lists, q, plan, &va, part, nparts))) {
+		if (lists)
+			tc_lists_free(lists, q);
+		tilecopy_bo_free(scales);
 		return tc_fail(TILECOPY_ERR_NOMEM, "job: out of memory");
 	}
 	nparts_hw = tc_count_parts(dev, lists, q, dev->info.max_descs);
 	job = calloc(1, sizeof(*job) + nparts_hw * sizeof(job->part[0]));
 	if (!job) {
 		tc_lists_free(lists, q);
+		tilecopy_bo_free(scales);
 		return tc_fail(TILECOPY_ERR_NOMEM, "job: out of memory");
 	}
 	job->magic = TC_MAGIC_JOB;
 	job->dev = dev;
+	job->scales = scales;
 	if (drmSyncobjCreate(dev->fd, 0, &job->syncobj)) {
 		st = tc_fail(TILECOPY_ERR_DEVICE, "job: syncobj: %s", strerror(errno));
+		tilecopy_bo_free(scales);
 		free(job);
 		tc_lists_free(lists, q);
 		return st;
@@ -569,6 +726,8 @@ tilecopy_status_t tc_job_submit_slice_opts(tilecopy_job_t **out, tilecopy_device
 	bos[0] = sbo->handle;
 	if (dbo->handle != bos[0])
 		bos[nbos++] = dbo->handle;
+	if (scales)
+		bos[nbos++] = scales->handle;
 	st = tc_in_fences_get(dev, &opts, &in);
 	if (!st)
 		st = tc_submit_parts(job, lists, q, bos, nbos, &in, nparts_hw);
@@ -768,5 +927,6 @@ TILECOPY_API void tilecopy_job_destroy(tilecopy_job_t *job)
 	}
 	if (job->syncobj)
 		drmSyncobjDestroy(job->dev->fd, job->syncobj);
+	tilecopy_bo_free(job->scales);	/* the engine is done with them */
 	free(job);
 }

@@ -20,11 +20,27 @@ static const struct {
 	{ kDLInt, 64, TILECOPY_DT_I64 },
 };
 
+/*
+ * 4-bit integers are not exchanged: DLPack 0.6 (the header this library
+ * builds against) defines no packing below a byte, and its size rule,
+ * (bits * lanes + 7) / 8 bytes per element, gives an int4 element a whole
+ * byte. Reading such a tensor as two a byte, or handing out ours for a
+ * consumer to read as one a byte, would move the wrong elements silently.
+ */
+static tilecopy_status_t tc_dl_no_4bit(const char *field)
+{
+	return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+		       "%s: 4-bit integers have no packing in DLPack 0.6 (it sizes an element as (bits + 7) / 8 bytes, one a byte, where i4 and u4 are two a byte); pass the bytes as u8",
+		       field);
+}
+
 static tilecopy_status_t tc_dl_dtype(DLDataType t, tilecopy_dtype_t *dt)
 {
 	if (t.lanes != 1)
 		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
 			       "dl->dtype: %u lanes; only scalar elements (lanes 1)", t.lanes);
+	if ((t.code == kDLInt || t.code == kDLUInt) && t.bits == 4)
+		return tc_dl_no_4bit("dl->dtype");
 	for (size_t i = 0; i < TC_ARRAY_SIZE(tc_dl_types); i++) {
 		if (tc_dl_types[i].code == t.code && tc_dl_types[i].bits == t.bits) {
 			*dt = tc_dl_types[i].dt;
@@ -154,6 +170,8 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_to_dlpack(DLManagedTensor **out,
 		return st;
 	if (!data)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "data: NULL");
+	if (tc_dtype_bits(t->dtype) < 8)
+		return tc_dl_no_4bit("tensor");
 	if (flags & ~TILECOPY_DLPACK_PHYSICAL)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "flags: unknown bits 0x%x",
 			       flags & ~TILECOPY_DLPACK_PHYSICAL);

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * dtype.c - element types. Only the size matters to a layout conversion;
- * the name is kept for messages and for choosing C0 of fractal formats.
+ * dtype.c - element types. Only the size matters to a layout conversion
+ * (and the kind to a converting one, plan.c); the name is kept for
+ * messages and for choosing C0 of fractal formats.
+ *
+ * Sizes are in bits: i4 and u4 hold two elements per byte, the even
+ * element in the low nibble (MegEngine and CUDA), so "bytes per element"
+ * cannot describe them. tc_dtype_size() is the byte size of byte-sized
+ * types and 0 for the 4-bit ones.
  */
 #include <string.h>
 
@@ -9,17 +15,19 @@
 
 static const struct {
 	const char *name;
-	size_t size;
+	unsigned int bits;
 } tc_dtypes[] = {
-	[TILECOPY_DT_U8] = { "u8", 1 },
-	[TILECOPY_DT_I8] = { "i8", 1 },
-	[TILECOPY_DT_F16] = { "f16", 2 },
-	[TILECOPY_DT_BF16] = { "bf16", 2 },
-	[TILECOPY_DT_I16] = { "i16", 2 },
-	[TILECOPY_DT_F32] = { "f32", 4 },
-	[TILECOPY_DT_I32] = { "i32", 4 },
-	[TILECOPY_DT_F64] = { "f64", 8 },
-	[TILECOPY_DT_I64] = { "i64", 8 },
+	[TILECOPY_DT_U8] = { "u8", 8 },
+	[TILECOPY_DT_I8] = { "i8", 8 },
+	[TILECOPY_DT_F16] = { "f16", 16 },
+	[TILECOPY_DT_BF16] = { "bf16", 16 },
+	[TILECOPY_DT_I16] = { "i16", 16 },
+	[TILECOPY_DT_F32] = { "f32", 32 },
+	[TILECOPY_DT_I32] = { "i32", 32 },
+	[TILECOPY_DT_F64] = { "f64", 64 },
+	[TILECOPY_DT_I64] = { "i64", 64 },
+	[TILECOPY_DT_I4] = { "i4", 4 },
+	[TILECOPY_DT_U4] = { "u4", 4 },
 };
 
 static const struct {
@@ -33,13 +41,24 @@ static const struct {
 	{ "float", TILECOPY_DT_F32 },	{ "fp32", TILECOPY_DT_F32 },
 	{ "int32", TILECOPY_DT_I32 },	{ "float64", TILECOPY_DT_F64 },
 	{ "double", TILECOPY_DT_F64 },	{ "int64", TILECOPY_DT_I64 },
+	{ "int4", TILECOPY_DT_I4 },	{ "uint4", TILECOPY_DT_U4 },
 };
 
-size_t tc_dtype_size(tilecopy_dtype_t dt)
+unsigned int tc_dtype_bits(tilecopy_dtype_t dt)
 {
 	if ((unsigned int)dt >= TC_ARRAY_SIZE(tc_dtypes))
 		return 0;
-	return tc_dtypes[dt].size;
+	return tc_dtypes[dt].bits;
+}
+
+size_t tc_dtype_size(tilecopy_dtype_t dt)
+{
+	return tc_dtype_bits(dt) / 8;
+}
+
+uint64_t tc_elems_bytes(uint64_t n, unsigned int bits)
+{
+	return bits == 4 ? n / 2 + (n & 1) : n * (bits / 8);
 }
 
 const char *tc_dtype_name(tilecopy_dtype_t dt)
@@ -68,7 +87,7 @@ TILECOPY_API tilecopy_status_t tilecopy_dtype_parse(tilecopy_dtype_t *dt,
 		}
 	}
 	return tc_fail(TILECOPY_ERR_PARSE,
-		       "dtype: unknown element type '%s' (u8, i8, f16, bf16, i16, f32, i32, f64, i64 or int8, float16, ...)",
+		       "dtype: unknown element type '%s' (u8, i8, f16, bf16, i16, f32, i32, f64, i64, i4, u4 or int8, float16, ...)",
 		       name);
 }
 
@@ -76,9 +95,23 @@ TILECOPY_API tilecopy_status_t tilecopy_dtype_size(tilecopy_dtype_t dt, size_t *
 {
 	if (!bytes)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bytes: NULL");
-	if (!tc_dtype_size(dt))
+	if (!tc_dtype_bits(dt))
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "dtype: unknown (%d)", (int)dt);
+	if (!tc_dtype_size(dt))
+		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+			       "dtype: %s has %u bits, less than a byte (tilecopy_dtype_bits gives it)",
+			       tc_dtype_name(dt), tc_dtype_bits(dt));
 	*bytes = tc_dtype_size(dt);
+	return tc_ok();
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_dtype_bits(tilecopy_dtype_t dt, size_t *bits)
+{
+	if (!bits)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bits: NULL");
+	if (!tc_dtype_bits(dt))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "dtype: unknown (%d)", (int)dt);
+	*bits = tc_dtype_bits(dt);
 	return tc_ok();
 }
 
@@ -86,7 +119,7 @@ TILECOPY_API tilecopy_status_t tilecopy_dtype_name(tilecopy_dtype_t dt, const ch
 {
 	if (!name)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "name: NULL");
-	if (!tc_dtype_size(dt))
+	if (!tc_dtype_bits(dt))
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "dtype: unknown (%d)", (int)dt);
 	*name = tc_dtype_name(dt);
 	return tc_ok();

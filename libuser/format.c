@@ -101,12 +101,12 @@ tilecopy_status_t tc_tensor_make(tilecopy_tensor_t *out, const char *format,
 				 tilecopy_dtype_t dtype, const char *block)
 {
 	tilecopy_tensor_t t;
-	size_t esize = tc_dtype_size(dtype);
+	unsigned int bits = tc_dtype_bits(dtype);
 	tilecopy_status_t s;
 
 	if (!out || !format || !shape)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "tensor: NULL argument");
-	if (!esize)
+	if (!bits)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "dtype: unknown (%d)", (int)dtype);
 	if (rank < 1 || rank > TILECOPY_MAX_RANK)
 		return tc_fail(TILECOPY_ERR_SHAPE_MISMATCH, "shape: rank %d outside 1..%d",
@@ -130,7 +130,7 @@ tilecopy_status_t tc_tensor_make(tilecopy_tensor_t *out, const char *format,
 			s = tc_make_cute(&t, format + (format[0] == 'c' ? 5 : 0),
 					 shape, rank);
 	} else {
-		s = tc_format_named(&t.layout, format, shape, rank, esize, block);
+		s = tc_format_named(&t.layout, format, shape, rank, bits, block);
 	}
 	if (s)
 		return s;

@@ -423,14 +423,17 @@ static int tc_alias_match(const struct tc_format_alias *a, const char *name,
 	return 1;
 }
 
-/* One block parameter at *s: digits, or in a default "C0" (32 bytes). */
-static int64_t tc_alias_param(const char **s, size_t esize, int dflt)
+/*
+ * One block parameter at *s: digits, or in a default "C0" (32 bytes of
+ * @ebits-bit elements: 64 of int4).
+ */
+static int64_t tc_alias_param(const char **s, unsigned int ebits, int dflt)
 {
 	int64_t v = 0;
 
 	if (dflt && !strncmp(*s, "C0", 2)) {
 		*s += 2;
-		return 32 / (int64_t)esize;
+		return 256 / (int64_t)ebits;
 	}
 	while (tc_digit(**s) && v <= TC_BLOCK_MAX)
 		v = v * 10 + (*(*s)++ - '0');
@@ -440,13 +443,13 @@ static int64_t tc_alias_param(const char **s, size_t esize, int dflt)
 /* Block parameters: the defaults of @a ("16xC0"), or --block "RxC". */
 static tilecopy_status_t tc_alias_params(const struct tc_format_alias *a,
 					 const char *name, const char *block,
-					 size_t esize, int64_t *p, int *np)
+					 unsigned int ebits, int64_t *p, int *np)
 {
 	const char *s = block ? block : a->block;
 	int want = strchr(a->block, 'x') ? 2 : 1;
 
 	for (*np = 0; *np < want; (*np)++) {
-		p[*np] = tc_alias_param(&s, esize, !block);
+		p[*np] = tc_alias_param(&s, ebits, !block);
 		if (p[*np] < 1 || p[*np] > TC_BLOCK_MAX)
 			break;
 		if (*np + 1 < want && *s != 'x' && *s != 'X')
@@ -466,7 +469,7 @@ static tilecopy_status_t tc_alias_params(const struct tc_format_alias *a,
 /* The tag text of alias @a (matched by @name): '#' and $1, $2 replaced. */
 static tilecopy_status_t tc_alias_expand(const struct tc_format_alias *a,
 					 const char *name, const char *num,
-					 const char *block, size_t esize,
+					 const char *block, unsigned int ebits,
 					 char *out, size_t size)
 {
 	int64_t p[2];
@@ -478,7 +481,7 @@ static tilecopy_status_t tc_alias_expand(const struct tc_format_alias *a,
 		return tc_fail(TILECOPY_ERR_BLOCK,
 			       "block: format %.64s takes no block override", name);
 	if (a->block) {
-		st = tc_alias_params(a, name, block, esize, p, &np);
+		st = tc_alias_params(a, name, block, ebits, p, &np);
 		if (st)
 			return st;
 	}
@@ -508,7 +511,7 @@ tilecopy_status_t tc_format_tag(tilecopy_layout_t *l, const char *name,
 }
 
 tilecopy_status_t tc_format_named(tilecopy_layout_t *l, const char *name,
-				  const int64_t *ext, int rank, size_t esize,
+				  const int64_t *ext, int rank, unsigned int ebits,
 				  const char *block)
 {
 	char num[24], text[TC_TAG_TEXT];
@@ -517,7 +520,7 @@ tilecopy_status_t tc_format_named(tilecopy_layout_t *l, const char *name,
 	for (size_t i = 0; i < TC_ARRAY_SIZE(tc_aliases); i++) {
 		if (!tc_alias_match(&tc_aliases[i], name, num, sizeof(num)))
 			continue;
-		st = tc_alias_expand(&tc_aliases[i], name, num, block, esize, text,
+		st = tc_alias_expand(&tc_aliases[i], name, num, block, ebits, text,
 				     sizeof(text));
 		if (st)
 			return st;

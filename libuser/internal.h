@@ -110,8 +110,16 @@ const char *tc_shape_str(const int64_t *shape, int rank, char *buf, size_t size)
  * Same contracts as the public calls of the same name (tilecopy.h), on
  * structs the caller owns; sizes return -1 on overflow.
  */
+/* tc_dtype_bits - 4, 8, 16, 32 or 64; 0 for an unknown dtype. */
+unsigned int tc_dtype_bits(tilecopy_dtype_t dt);
+/* tc_dtype_size - bytes per element; 0 for 4-bit and unknown dtypes. */
 size_t tc_dtype_size(tilecopy_dtype_t dt);
 const char *tc_dtype_name(tilecopy_dtype_t dt);
+/*
+ * tc_elems_bytes - bytes that @n elements of @bits each take, rounded up
+ * (two 4-bit elements a byte); @n * bytes must not overflow for bits >= 8.
+ */
+uint64_t tc_elems_bytes(uint64_t n, unsigned int bits);
 
 tilecopy_status_t tc_layout_parse(tilecopy_layout_t *out, const char *text);
 tilecopy_status_t tc_layout_make(tilecopy_layout_t *out, int rank,
@@ -171,6 +179,48 @@ void tc_tensor_stride_order(const tilecopy_tensor_t *t, int *order);
 struct tilecopy_plan;
 tilecopy_status_t tc_plan_create(struct tilecopy_plan **plan, const tilecopy_tensor_t *src,
 				 const tilecopy_tensor_t *dst, uint32_t flags);
+/* tc_plan_create_v2 - tilecopy_plan_create_v2 on checked handles. */
+tilecopy_status_t tc_plan_create_v2(struct tilecopy_plan **plan, const tilecopy_tensor_t *src,
+				    const tilecopy_tensor_t *dst,
+				    const tilecopy_convert_params_t *params, uint32_t flags);
+
+/*
+ * struct tc_convert - what a plan does to element values (plan_convert.c).
+ * @typed: its descriptors are typed (ABI 1.2): it converts, or its
+ *	elements are 4-bit; else untyped, as every plan of 1.1.
+ * @src_type, @dst_type: DRM_TILECOPY_TYPE_* of a typed plan.
+ * @cvt_flags, @scale, @src_zp, @dst_zp: the typed COPY descriptors' fields.
+ * @chan: with DRM_TILECOPY_CVT_SCALES, the logical dim the scales run
+ *	along; else -1.
+ * @scales, @nscales: then a heap copy of the scales, for the plan to own.
+ */
+struct tc_convert {
+	int typed;
+	uint8_t src_type, dst_type;
+	uint32_t cvt_flags, scale;
+	int32_t src_zp, dst_zp;
+	int chan;
+	float *scales;
+	size_t nscales;
+};
+
+/* tc_dtype_uapi_type - DRM_TILECOPY_TYPE_* of @dt; 0 if it has none. */
+uint8_t tc_dtype_uapi_type(tilecopy_dtype_t dt);
+/*
+ * tc_convert_types - the dtypes of @src and @dst with @params (NULL: 1.1's
+ * rules, REINTERPRET in @flags) into @cv; messages name the field.
+ */
+tilecopy_status_t tc_convert_types(struct tc_convert *cv, const tilecopy_tensor_t *src,
+				   const tilecopy_tensor_t *dst,
+				   const tilecopy_convert_params_t *params, uint32_t flags);
+/*
+ * tc_convert_params - scales and zero points of @params (NULL: none)
+ * against the shape, which must already be @src's = @dst's.
+ */
+tilecopy_status_t tc_convert_params(struct tc_convert *cv, const tilecopy_tensor_t *src,
+				    const tilecopy_tensor_t *dst,
+				    const tilecopy_convert_params_t *params);
+void tc_convert_fini(struct tc_convert *cv);
 
 /* Layout helpers used across files (layout.c). */
 void tc_layout_init_flat(tilecopy_layout_t *l, int n, const int64_t *shape,
@@ -184,9 +234,10 @@ tilecopy_status_t tc_layout_append_mode(tilecopy_layout_t *l, int n,
  * oneDNN's grammar (nChw16c, ABcd4b16a4b, OIhw16i16o) or an alias of the
  * table (NCHW4, NC1HWC0, zN, RowMajor) for logical extents @ext.
  * @block: NULL, or the block parameters of an alias that has them.
+ * @ebits: bits per element (a default C0 is 32 bytes of them).
  */
 tilecopy_status_t tc_format_named(tilecopy_layout_t *l, const char *name,
-				  const int64_t *ext, int rank, size_t esize,
+				  const int64_t *ext, int rank, unsigned int ebits,
 				  const char *block);
 
 /*

@@ -12,8 +12,17 @@
  * is one descriptor. Destination padding gets FILL descriptors, emitted
  * first; a destination with holes between its elements (a strided view) is
  * zero-filled whole first.
+ *
+ * Typed plans (ABI 1.2: element conversion, or 4-bit elements) are planned
+ * the same way, in element indices; only the emission differs: each side's
+ * byte address comes from its own element size (a 4-bit side's odd
+ * element index sets the descriptor's nibble field), and per-channel
+ * scales ride along as a third stride vector, the scale index of a
+ * coordinate being its channel index (stride 0 in every other mode), so
+ * that splitting and coalescing keep them right as they keep the source's.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +35,13 @@
 #define TC_PLAN_MAX_DESCS	(1 << 20)
 #define TC_FALLBACK_MAX		65536
 
+/* ext elements; strides of source, destination and scales (per channel) */
 struct tc_dim {
-	int64_t ext, ss, ds;
+	int64_t ext, ss, ds, cs;
 };
 
 struct tc_box {
-	int64_t soff, doff;
+	int64_t soff, doff, coff;
 	int n;
 	struct tc_dim dim[TILECOPY_MAX_LEAVES];
 };
@@ -41,12 +51,34 @@ struct tc_boxes {
 	struct tc_box *b;
 };
 
-/* A mode as digits: place[j] = product of radices below j; top unbounded. */
+/*
+ * A mode as digits: place[j] = product of radices below j; top unbounded.
+ * cs[j]: the digit's scale stride, its place value in the channel mode.
+ */
 struct tc_radix {
 	int k;
 	int64_t place[TILECOPY_MAX_LEAVES * 2 + 1];
 	int64_t ss[TILECOPY_MAX_LEAVES * 2 + 1];
 	int64_t ds[TILECOPY_MAX_LEAVES * 2 + 1];
+	int64_t cs[TILECOPY_MAX_LEAVES * 2 + 1];
+};
+
+/*
+ * struct tc_planner - one plan being emitted: each side's element bits and,
+ * for a typed plan, the fields every COPY and FILL descriptor carries.
+ * @chan: the logical mode of per-channel scales, or -1.
+ */
+struct tc_planner {
+	struct tilecopy_plan *p;
+	unsigned int sbits, dbits;
+	int typed;
+	int chan;
+	struct drm_tilecopy_desc copy, fill;
+};
+
+/* Offsets of a box's first element: source, destination, scales. */
+struct tc_off {
+	int64_t s, d, c;
 };
 
 static tilecopy_status_t tc_boxes_add(struct tc_boxes *v, const struct tc_box *b)
@@ -64,27 +96,35 @@ static tilecopy_status_t tc_boxes_add(struct tc_boxes *v, const struct tc_box *b
 	return TILECOPY_SUCCESS;
 }
 
+/* @o moved by @t steps of digit j. */
+static struct tc_off tc_off_step(struct tc_off o, const struct tc_radix *x, int j,
+				 int64_t t)
+{
+	o.s += t * x->ss[j];
+	o.d += t * x->ds[j];
+	o.c += t * x->cs[j];
+	return o;
+}
+
 /* Box: digits below j full, digit j in [from, to), given offsets. */
 static tilecopy_status_t tc_box_digits(struct tc_boxes *out,
 				       const struct tc_radix *x, int j,
-				       int64_t from, int64_t to, int64_t soff,
-				       int64_t doff)
+				       int64_t from, int64_t to, struct tc_off o)
 {
 	struct tc_box b;
 
+	o = tc_off_step(o, x, j, from);
 	b.n = 0;
-	b.soff = soff + from * x->ss[j];
-	b.doff = doff + from * x->ds[j];
-	for (int i = 0; i < j; i++) {
-		b.dim[b.n].ext = x->place[i + 1] / x->place[i];
+	b.soff = o.s;
+	b.doff = o.d;
+	b.coff = o.c;
+	for (int i = 0; i <= j; i++) {
+		b.dim[b.n].ext = i < j ? x->place[i + 1] / x->place[i] : to - from;
 		b.dim[b.n].ss = x->ss[i];
 		b.dim[b.n].ds = x->ds[i];
+		b.dim[b.n].cs = x->cs[i];
 		b.n++;
 	}
-	b.dim[b.n].ext = to - from;
-	b.dim[b.n].ss = x->ss[j];
-	b.dim[b.n].ds = x->ds[j];
-	b.n++;
 	return tc_boxes_add(out, &b);
 }
 
@@ -94,8 +134,7 @@ static tilecopy_status_t tc_box_digits(struct tc_boxes *out,
  */
 static tilecopy_status_t tc_decompose(struct tc_boxes *out,
 				      const struct tc_radix *x, int j,
-				      int64_t lo, int64_t hi, int64_t soff,
-				      int64_t doff)
+				      int64_t lo, int64_t hi, struct tc_off o)
 {
 	int64_t p = x->place[j], a = lo, bh = hi / p * p;
 	tilecopy_status_t st = TILECOPY_SUCCESS;
@@ -103,26 +142,23 @@ static tilecopy_status_t tc_decompose(struct tc_boxes *out,
 	if (lo >= hi)
 		return TILECOPY_SUCCESS;
 	if (lo % p == 0 && hi % p == 0)
-		return tc_box_digits(out, x, j, lo / p, hi / p, soff, doff);
+		return tc_box_digits(out, x, j, lo / p, hi / p, o);
 	if (lo / p == (hi - 1) / p) {
 		int64_t t = lo / p;
 
 		return tc_decompose(out, x, j - 1, lo - t * p, hi - t * p,
-				    soff + t * x->ss[j], doff + t * x->ds[j]);
+				    tc_off_step(o, x, j, t));
 	}
 	if (lo % p) {
 		int64_t t = lo / p;
 
-		st = tc_decompose(out, x, j - 1, lo - t * p, p,
-				  soff + t * x->ss[j], doff + t * x->ds[j]);
+		st = tc_decompose(out, x, j - 1, lo - t * p, p, tc_off_step(o, x, j, t));
 		a = (t + 1) * p;
 	}
 	if (!st && bh > a)
-		st = tc_box_digits(out, x, j, a / p, bh / p, soff, doff);
+		st = tc_box_digits(out, x, j, a / p, bh / p, o);
 	if (!st && hi % p)
-		st = tc_decompose(out, x, j - 1, 0, hi - bh,
-				  soff + (bh / p) * x->ss[j],
-				  doff + (bh / p) * x->ds[j]);
+		st = tc_decompose(out, x, j - 1, 0, hi - bh, tc_off_step(o, x, j, bh / p));
 	return st;
 }
 
@@ -166,9 +202,10 @@ static int tc_bounds(const tilecopy_layout_t *l, int m, int64_t limit,
  * Common refinement of the digit systems of @s and @d (d may be NULL: fill)
  * in mode m, for coordinates below @limit. Returns 0 if one digit system's
  * boundaries do not divide the other's (then no product form exists).
+ * @chan: mode m carries the scales: a digit's scale stride is its place.
  */
 static int tc_refine(struct tc_radix *x, const tilecopy_layout_t *s,
-		     const tilecopy_layout_t *d, int m, int64_t limit)
+		     const tilecopy_layout_t *d, int m, int64_t limit, int chan)
 {
 	int64_t b[TILECOPY_MAX_LEAVES * 2];
 	int n = 0, k = 0;
@@ -189,6 +226,7 @@ static int tc_refine(struct tc_radix *x, const tilecopy_layout_t *s,
 	for (int j = 0; j < k; j++) {
 		x->ss[j] = s ? tc_digit_stride(s, m, x->place[j]) : 0;
 		x->ds[j] = tc_digit_stride(d, m, x->place[j]);
+		x->cs[j] = chan ? x->place[j] : 0;
 	}
 	return 1;
 }
@@ -239,7 +277,7 @@ static int64_t tc_gcd(int64_t a, int64_t b)
 static tilecopy_status_t tc_mode_boxes_periodic(struct tc_boxes *out,
 						const tilecopy_layout_t *s,
 						const tilecopy_layout_t *d, int m,
-						int64_t lo, int64_t hi)
+						int64_t lo, int64_t hi, int chan)
 {
 	int64_t pd = tc_mode_period(d, m), ps = s ? tc_mode_period(s, m) : pd, p = -1;
 	int64_t ts = s ? s->stride[s->mode[m + 1] - 1] : 0, td = d->stride[d->mode[m + 1] - 1];
@@ -258,9 +296,11 @@ static tilecopy_status_t tc_mode_boxes_periodic(struct tc_boxes *out,
 
 		b.soff = s ? tc_mode_offset(s, m, c) : 0;
 		b.doff = tc_mode_offset(d, m, c);
+		b.coff = chan ? c : 0;
 		b.dim[0].ext = tc_ceil_div(hi - c, p);
 		b.dim[0].ss = p / ps * ts;
 		b.dim[0].ds = p / pd * td;
+		b.dim[0].cs = chan ? p : 0;
 		if (b.dim[0].ext == 1)
 			b.n = 0;	/* a single coordinate: no dim */
 		st = tc_boxes_add(out, &b);
@@ -270,17 +310,18 @@ static tilecopy_status_t tc_mode_boxes_periodic(struct tc_boxes *out,
 	return TILECOPY_SUCCESS;
 }
 
-/* Boxes covering coordinates [lo, hi) of mode m. */
+/* Boxes covering coordinates [lo, hi) of mode m (@chan: it has the scales). */
 static tilecopy_status_t tc_mode_boxes(struct tc_boxes *out,
 				       const tilecopy_layout_t *s,
 				       const tilecopy_layout_t *d, int m,
-				       int64_t lo, int64_t hi)
+				       int64_t lo, int64_t hi, int chan)
 {
 	struct tc_radix x;
+	struct tc_off o = { 0, 0, 0 };
 
-	if (tc_refine(&x, s, d, m, hi))
-		return tc_decompose(out, &x, x.k - 1, lo, hi, 0, 0);
-	return tc_mode_boxes_periodic(out, s, d, m, lo, hi);
+	if (tc_refine(&x, s, d, m, hi, chan))
+		return tc_decompose(out, &x, x.k - 1, lo, hi, o);
+	return tc_mode_boxes_periodic(out, s, d, m, lo, hi, chan);
 }
 
 /* ---- descriptor emission --------------------------------------------------- */
@@ -328,7 +369,8 @@ static int tc_dims_canon(struct tc_dim *dim, int n)
 	k = 0;
 	for (int i = 0; i < n; i++) {
 		if (k && dim[k - 1].ext * dim[k - 1].ds == dim[i].ds &&
-		    dim[k - 1].ext * dim[k - 1].ss == dim[i].ss) {
+		    dim[k - 1].ext * dim[k - 1].ss == dim[i].ss &&
+		    dim[k - 1].ext * dim[k - 1].cs == dim[i].cs) {
 			dim[k - 1].ext *= dim[i].ext;
 			continue;
 		}
@@ -340,9 +382,56 @@ static int tc_dims_canon(struct tc_dim *dim, int n)
 #define TC_EXT_MAX	0xffffffffLL
 #define TC_EXT_CHUNK	(1LL << 30)
 
-static tilecopy_status_t tc_emit(struct tilecopy_plan *p, int op,
-				 struct tc_dim *dim, int n, int64_t soff,
-				 int64_t doff)
+/* Byte address of element @off of a side of @bits bits; a 4-bit odd index sets *@nibble. */
+static __u64 tc_side_addr(unsigned int bits, uint64_t base, int64_t off, __u8 *nibble)
+{
+	if (bits == 4) {
+		*nibble = (__u8)(off & 1);
+		return base + (uint64_t)(off >> 1);
+	}
+	*nibble = 0;
+	return base + (uint64_t)off * (bits / 8);
+}
+
+/*
+ * The descriptor of one box: untyped (elem_size bytes, as 1.0) unless the
+ * plan is typed; a FILL of a byte-sized destination stays untyped in any
+ * plan (its zeros are zeros of any type), a FILL of 4-bit elements writes
+ * nibbles.
+ */
+static void tc_desc_make(const struct tc_planner *pl, int op, const struct tc_dim *dim,
+			 int n, struct tc_off o, struct drm_tilecopy_desc *d)
+{
+	const struct tilecopy_plan *p = pl->p;
+	int copy = op == DRM_TILECOPY_OP_COPY;
+	int typed = pl->typed && (copy || pl->dbits == 4);
+	__u8 nib;
+
+	if (typed)
+		*d = copy ? pl->copy : pl->fill;
+	else
+		memset(d, 0, sizeof(*d));
+	d->op = (__u16)op;
+	d->elem_size = typed ? 0 : (__u8)(pl->dbits / 8);
+	d->ndims = (__u8)(n ? n : 1);
+	if (copy)
+		d->src = tc_side_addr(pl->sbits, p->src_base, o.s, &nib), d->src_nibble = typed ? nib : 0;
+	d->dst = tc_side_addr(pl->dbits, p->dst_base, o.d, &nib);
+	d->dst_nibble = typed ? nib : 0;
+	if (typed && (d->cvt_flags & DRM_TILECOPY_CVT_SCALES))
+		d->scales = (__u64)o.c * sizeof(float);
+	d->extent[0] = 1;
+	for (int i = 0; i < n; i++) {
+		d->extent[i] = (__u32)dim[i].ext;
+		d->src_stride[i] = copy ? (__u64)dim[i].ss : 0;
+		d->dst_stride[i] = (__u64)dim[i].ds;
+		if (typed && (d->cvt_flags & DRM_TILECOPY_CVT_SCALES))
+			d->scale_stride[i] = (__u32)dim[i].cs;
+	}
+}
+
+static tilecopy_status_t tc_emit(struct tc_planner *pl, int op,
+				 struct tc_dim *dim, int n, struct tc_off o)
 {
 	struct drm_tilecopy_desc d;
 	tilecopy_status_t st;
@@ -361,43 +450,39 @@ static tilecopy_status_t tc_emit(struct tilecopy_plan *p, int op,
 		sub[n].ext = q;
 		sub[n].ss = dim[i].ss * TC_EXT_CHUNK;
 		sub[n].ds = dim[i].ds * TC_EXT_CHUNK;
-		st = tc_emit(p, op, sub, n + 1, soff, doff);
+		sub[n].cs = dim[i].cs * TC_EXT_CHUNK;
+		st = tc_emit(pl, op, sub, n + 1, o);
 		if (st || !r)
 			return st;
 		sub[i].ext = r;
-		return tc_emit(p, op, sub, n, soff + q * TC_EXT_CHUNK * dim[i].ss,
-			       doff + q * TC_EXT_CHUNK * dim[i].ds);
+		o.s += q * TC_EXT_CHUNK * dim[i].ss;
+		o.d += q * TC_EXT_CHUNK * dim[i].ds;
+		o.c += q * TC_EXT_CHUNK * dim[i].cs;
+		return tc_emit(pl, op, sub, n, o);
 	}
 	/* More dims than the engine has: loop over the outermost one. */
 	if (n > DRM_TILECOPY_MAX_DIMS) {
 		for (int64_t c = 0; c < dim[n - 1].ext; c++) {
-			st = tc_emit(p, op, dim, n - 1, soff + c * dim[n - 1].ss,
-				     doff + c * dim[n - 1].ds);
+			struct tc_off oc = {
+				o.s + c * dim[n - 1].ss, o.d + c * dim[n - 1].ds,
+				o.c + c * dim[n - 1].cs,
+			};
+
+			st = tc_emit(pl, op, dim, n - 1, oc);
 			if (st)
 				return st;
 		}
 		return TILECOPY_SUCCESS;
 	}
-	memset(&d, 0, sizeof(d));
-	d.op = (__u16)op;
-	d.elem_size = (__u8)p->esize;
-	d.ndims = (__u8)(n ? n : 1);
-	d.src = op == DRM_TILECOPY_OP_COPY ? (__u64)soff * p->esize + p->src_base : 0;
-	d.dst = (__u64)doff * p->esize + p->dst_base;
-	d.extent[0] = 1;
-	for (int i = 0; i < n; i++) {
-		d.extent[i] = (__u32)dim[i].ext;
-		d.src_stride[i] = op == DRM_TILECOPY_OP_COPY ? (__u64)dim[i].ss : 0;
-		d.dst_stride[i] = (__u64)dim[i].ds;
-	}
-	return tc_plan_push(p, &d);
+	tc_desc_make(pl, op, dim, n, o, &d);
+	return tc_plan_push(pl->p, &d);
 }
 
 /*
  * Walk the product of the modes' box lists (an odometer over box indices)
  * and emit one descriptor per combination.
  */
-static tilecopy_status_t tc_emit_product(struct tilecopy_plan *p, int op,
+static tilecopy_status_t tc_emit_product(struct tc_planner *pl, int op,
 					 struct tc_boxes *mb, int rank)
 {
 	int idx[TILECOPY_MAX_RANK] = { 0 };
@@ -412,20 +497,21 @@ static tilecopy_status_t tc_emit_product(struct tilecopy_plan *p, int op,
 	}
 	for (;;) {
 		struct tc_dim dim[TILECOPY_MAX_RANK * TILECOPY_MAX_LEAVES];
-		int64_t soff = 0, doff = 0;
+		struct tc_off o = { 0, 0, 0 };
 		int n = 0, m;
 		tilecopy_status_t st;
 
 		for (m = 0; m < rank; m++) {
 			const struct tc_box *b = &mb[m].b[idx[m]];
 
-			soff += b->soff;
-			doff += b->doff;
+			o.s += b->soff;
+			o.d += b->doff;
+			o.c += b->coff;
 			memcpy(&dim[n], b->dim, sizeof(b->dim[0]) * (size_t)b->n);
 			n += b->n;
 		}
 		n = tc_dims_canon(dim, n);
-		st = tc_emit(p, op, dim, n, soff, doff);
+		st = tc_emit(pl, op, dim, n, o);
 		if (st)
 			return st;
 		for (m = 0; m < rank; m++) {
@@ -447,7 +533,7 @@ static void tc_boxes_free(struct tc_boxes *mb, int rank)
 	}
 }
 
-static tilecopy_status_t tc_plan_copies(struct tilecopy_plan *p,
+static tilecopy_status_t tc_plan_copies(struct tc_planner *pl,
 					const tilecopy_tensor_t *src,
 					const tilecopy_tensor_t *dst)
 {
@@ -457,9 +543,9 @@ static tilecopy_status_t tc_plan_copies(struct tilecopy_plan *p,
 
 	for (int m = 0; m < rank && !st; m++)
 		st = tc_mode_boxes(&mb[m], &src->layout, &dst->layout, m, 0,
-				   dst->extent[m]);
+				   dst->extent[m], m == pl->chan);
 	if (!st)
-		st = tc_emit_product(p, DRM_TILECOPY_OP_COPY, mb, rank);
+		st = tc_emit_product(pl, DRM_TILECOPY_OP_COPY, mb, rank);
 	tc_boxes_free(mb, rank);
 	return st;
 }
@@ -469,7 +555,7 @@ static tilecopy_status_t tc_plan_copies(struct tilecopy_plan *p,
  * size, the region {c_j < extent_j for j < m, c_m >= extent_m, c_j any for
  * j > m}. The regions are disjoint and cover exactly the padding.
  */
-static tilecopy_status_t tc_plan_pad_fills(struct tilecopy_plan *p,
+static tilecopy_status_t tc_plan_pad_fills(struct tc_planner *pl,
 					   const tilecopy_tensor_t *dst)
 {
 	const tilecopy_layout_t *l = &dst->layout;
@@ -489,10 +575,10 @@ static tilecopy_status_t tc_plan_pad_fills(struct tilecopy_plan *p,
 				hi = dst->extent[j];
 			else if (j == m)
 				lo = dst->extent[m];
-			st = tc_mode_boxes(&mb[j], NULL, l, j, lo, hi);
+			st = tc_mode_boxes(&mb[j], NULL, l, j, lo, hi, 0);
 		}
 		if (!st)
-			st = tc_emit_product(p, DRM_TILECOPY_OP_FILL, mb, rank);
+			st = tc_emit_product(pl, DRM_TILECOPY_OP_FILL, mb, rank);
 		tc_boxes_free(mb, rank);
 	}
 	return st;
@@ -522,37 +608,20 @@ static int tc_layout_is_compact(const tilecopy_layout_t *l)
 	return 1;
 }
 
-static tilecopy_status_t tc_plan_fill_all(struct tilecopy_plan *p, int64_t n)
+static tilecopy_status_t tc_plan_fill_all(struct tc_planner *pl, int64_t n)
 {
-	struct tc_dim d = { .ext = n, .ss = 0, .ds = 1 };
+	struct tc_dim d = { .ext = n, .ss = 0, .ds = 1, .cs = 0 };
+	struct tc_off o = { 0, 0, 0 };
 
-	return tc_emit(p, DRM_TILECOPY_OP_FILL, &d, 1, 0, 0);
+	return tc_emit(pl, DRM_TILECOPY_OP_FILL, &d, 1, o);
 }
 
+/* Shape and destination overlap; tensors and dtypes are checked before. */
 static tilecopy_status_t tc_plan_check_args(const tilecopy_tensor_t *src,
-					    const tilecopy_tensor_t *dst, uint32_t flags)
+					    const tilecopy_tensor_t *dst)
 {
 	char a[256], b[256];
-	size_t ss, ds;
-	tilecopy_status_t st;
 
-	/* whoever made them: ranks, leaves, extents, dtypes must be sane */
-	st = tc_tensor_check(src, "src");
-	if (!st)
-		st = tc_tensor_check(dst, "dst");
-	if (st)
-		return st;
-	ss = tc_dtype_size(src->dtype);
-	ds = tc_dtype_size(dst->dtype);
-	if (ss != ds)
-		return tc_fail(TILECOPY_ERR_DTYPE_MISMATCH,
-			       "dst: element size %zu (%s) differs from src element size %zu (%s)",
-			       ds, tc_dtype_name(dst->dtype), ss,
-			       tc_dtype_name(src->dtype));
-	if (src->dtype != dst->dtype && !(flags & TILECOPY_PLAN_REINTERPRET))
-		return tc_fail(TILECOPY_ERR_DTYPE_MISMATCH,
-			       "dst: dtype %s differs from src dtype %s; a plan moves bits and converts no values (TILECOPY_PLAN_REINTERPRET copies them as they are)",
-			       tc_dtype_name(dst->dtype), tc_dtype_name(src->dtype));
 	if (src->layout.rank != dst->layout.rank ||
 	    memcmp(src->extent, dst->extent,
 		   sizeof(src->extent[0]) * (size_t)src->layout.rank))
@@ -567,10 +636,17 @@ static tilecopy_status_t tc_plan_check_args(const tilecopy_tensor_t *src,
 	return TILECOPY_SUCCESS;
 }
 
-static tilecopy_status_t tc_plan_sizes(struct tilecopy_plan *p,
+/* Bytes @n elements of @bits take (4-bit: rounded up, an estimate per descriptor). */
+static uint64_t tc_moved(uint64_t n, unsigned int bits)
+{
+	return tc_elems_bytes(n, bits);
+}
+
+static tilecopy_status_t tc_plan_sizes(struct tc_planner *pl,
 				       const tilecopy_tensor_t *src,
 				       const tilecopy_tensor_t *dst)
 {
+	struct tilecopy_plan *p = pl->p;
 	uint64_t moved = 0;
 
 	if (tc_tensor_bytes(src, &p->src_bytes))
@@ -578,11 +654,11 @@ static tilecopy_status_t tc_plan_sizes(struct tilecopy_plan *p,
 	if (tc_tensor_bytes(dst, &p->dst_bytes))
 		return tc_fail(TILECOPY_ERR_OVERFLOW, "dst: physical size overflows 64 bits");
 	for (size_t i = 0; i < p->n; i++) {
-		uint64_t e = 1;
+		uint64_t e = tc_desc_elems(&p->descs[i]);
 
-		for (int k = 0; k < p->descs[i].ndims; k++)
-			e *= p->descs[i].extent[k];
-		moved += e * p->esize * (p->descs[i].op == DRM_TILECOPY_OP_COPY ? 2 : 1);
+		moved += tc_moved(e, pl->dbits);
+		if (p->descs[i].op == DRM_TILECOPY_OP_COPY)
+			moved += tc_moved(e, pl->sbits);
 	}
 	p->moved_bytes = moved;
 	return TILECOPY_SUCCESS;
@@ -594,7 +670,8 @@ static tilecopy_status_t tc_plan_verify(const struct tilecopy_plan *p)
 	for (size_t i = 0; i < p->n; i++) {
 		const char *field = "";
 
-		if (tc_desc_check(&p->descs[i], p->src_bytes, p->dst_bytes, &field))
+		if (tc_desc_check_v2(&p->descs[i], p->src_bytes, p->dst_bytes,
+				     p->nscales * sizeof(float), &field))
 			return tc_fail(TILECOPY_ERR_OVERFLOW,
 				       "plan: descriptor %zu: %s out of range (internal error)",
 				       i, field);
@@ -602,9 +679,58 @@ static tilecopy_status_t tc_plan_verify(const struct tilecopy_plan *p)
 	return TILECOPY_SUCCESS;
 }
 
-tilecopy_status_t tc_plan_create(struct tilecopy_plan **plan, const tilecopy_tensor_t *src,
-				 const tilecopy_tensor_t *dst, uint32_t flags)
+/* The typed fields every COPY and FILL of a typed plan carries. */
+static void tc_planner_init(struct tc_planner *pl, struct tilecopy_plan *p,
+			    const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
+			    const struct tc_convert *cv)
 {
+	memset(pl, 0, sizeof(*pl));
+	pl->p = p;
+	pl->sbits = tc_dtype_bits(src->dtype);
+	pl->dbits = tc_dtype_bits(dst->dtype);
+	pl->typed = cv->typed;
+	pl->chan = cv->chan;
+	pl->copy.src_type = cv->src_type;
+	pl->copy.dst_type = cv->dst_type;
+	pl->copy.cvt_flags = cv->cvt_flags;
+	pl->copy.scale = cv->scale;
+	pl->copy.src_zp = cv->src_zp;
+	pl->copy.dst_zp = cv->dst_zp;
+	pl->fill.dst_type = cv->dst_type;
+	p->esize = cv->typed ? 0 : pl->dbits / 8;
+}
+
+/* The descriptors: padding (or the whole of a destination with holes), then the copies. */
+static tilecopy_status_t tc_plan_emit(struct tc_planner *pl, const tilecopy_tensor_t *src,
+				      const tilecopy_tensor_t *dst)
+{
+	tilecopy_status_t st = tc_plan_sizes(pl, src, dst);
+
+	if (st)
+		return st;
+	if (dst->view)
+		;	/* a view's gaps belong to someone else: written never */
+	else if (!tc_layout_is_compact(&dst->layout)) {
+		pl->p->ordered = 1;
+		st = tc_plan_fill_all(pl, tc_layout_cosize(&dst->layout));
+	} else {
+		st = tc_plan_pad_fills(pl, dst);
+	}
+	if (!st)
+		st = tc_plan_copies(pl, src, dst);
+	if (!st)
+		st = tc_plan_sizes(pl, src, dst);
+	if (!st)
+		st = tc_plan_verify(pl->p);
+	return st;
+}
+
+tilecopy_status_t tc_plan_create_v2(struct tilecopy_plan **plan, const tilecopy_tensor_t *src,
+				    const tilecopy_tensor_t *dst,
+				    const tilecopy_convert_params_t *params, uint32_t flags)
+{
+	struct tc_convert cv;
+	struct tc_planner pl;
 	struct tilecopy_plan *p;
 	tilecopy_status_t st;
 
@@ -612,48 +738,61 @@ tilecopy_status_t tc_plan_create(struct tilecopy_plan **plan, const tilecopy_ten
 	if (flags & ~TILECOPY_PLAN_REINTERPRET)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "flags: unknown bits 0x%x",
 			       flags & ~TILECOPY_PLAN_REINTERPRET);
-	st = tc_plan_check_args(src, dst, flags);
+	/* whoever made them: ranks, leaves, extents, dtypes must be sane */
+	st = tc_tensor_check(src, "src");
+	if (!st)
+		st = tc_tensor_check(dst, "dst");
+	if (!st)
+		st = tc_convert_types(&cv, src, dst, params, flags);
 	if (st)
 		return st;
+	st = tc_plan_check_args(src, dst);
+	if (!st)
+		st = tc_convert_params(&cv, src, dst, params);
+	if (st)
+		goto err_convert;
 	p = calloc(1, sizeof(*p));
-	if (!p)
-		return tc_fail(TILECOPY_ERR_NOMEM, "plan: out of memory");
+	if (!p) {
+		st = tc_fail(TILECOPY_ERR_NOMEM, "plan: out of memory");
+		goto err_convert;
+	}
 	p->magic = TC_MAGIC_PLAN;
-	p->esize = tc_dtype_size(src->dtype);
 	p->src_base = src->byte_offset;
 	p->dst_base = dst->byte_offset;
-	st = tc_plan_sizes(p, src, dst);
-	if (st)
-		goto err_free;
-	if (dst->view)
-		;	/* a view's gaps belong to someone else: written never */
-	else if (!tc_layout_is_compact(&dst->layout)) {
-		p->ordered = 1;
-		st = tc_plan_fill_all(p, tc_layout_cosize(&dst->layout));
-	} else {
-		st = tc_plan_pad_fills(p, dst);
+	p->scales = cv.scales;	/* the plan owns them now */
+	p->nscales = cv.nscales;
+	tc_planner_init(&pl, p, src, dst, &cv);
+	st = tc_plan_emit(&pl, src, dst);
+	if (st) {
+		tilecopy_plan_destroy(p);
+		return st;
 	}
-	if (st)
-		goto err_free;
-	st = tc_plan_copies(p, src, dst);
-	if (st)
-		goto err_free;
-	st = tc_plan_sizes(p, src, dst);
-	if (!st)
-		st = tc_plan_verify(p);
-	if (st)
-		goto err_free;
 	*plan = p;
 	return tc_ok();
-err_free:
-	tilecopy_plan_destroy(p);
+err_convert:
+	tc_convert_fini(&cv);
 	return st;
+}
+
+tilecopy_status_t tc_plan_create(struct tilecopy_plan **plan, const tilecopy_tensor_t *src,
+				 const tilecopy_tensor_t *dst, uint32_t flags)
+{
+	return tc_plan_create_v2(plan, src, dst, NULL, flags);
 }
 
 TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
 						    const tilecopy_tensor_t *src,
 						    const tilecopy_tensor_t *dst,
 						    uint32_t flags)
+{
+	return tilecopy_plan_create_v2(plan, src, dst, NULL, flags);
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_create_v2(tilecopy_plan_t **plan,
+						       const tilecopy_tensor_t *src,
+						       const tilecopy_tensor_t *dst,
+						       const tilecopy_convert_params_t *params,
+						       uint32_t flags)
 {
 	tilecopy_status_t st;
 
@@ -663,7 +802,7 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
 	st = tc_tensor_arg(src, "src");
 	if (!st)
 		st = tc_tensor_arg(dst, "dst");
-	return st ? st : tc_plan_create(plan, src, dst, flags);
+	return st ? st : tc_plan_create_v2(plan, src, dst, params, flags);
 }
 
 TILECOPY_API void tilecopy_plan_destroy(tilecopy_plan_t *plan)
@@ -672,6 +811,7 @@ TILECOPY_API void tilecopy_plan_destroy(tilecopy_plan_t *plan)
 		return;
 	plan->magic = 0;
 	free(plan->descs);
+	free(plan->scales);
 	free(plan);
 }
 
@@ -711,6 +851,35 @@ _Static_assert(TILECOPY_DESC_MAX_DIMS == DRM_TILECOPY_MAX_DIMS &&
 	       TILECOPY_DESC_FILL == DRM_TILECOPY_OP_FILL &&
 	       TILECOPY_DESC_WRITE64 == DRM_TILECOPY_OP_WRITE64,
 	       "struct tilecopy_desc and struct drm_tilecopy_desc disagree");
+_Static_assert(TILECOPY_DESC_TYPE_F32 == DRM_TILECOPY_TYPE_F32 &&
+	       TILECOPY_DESC_TYPE_F16 == DRM_TILECOPY_TYPE_F16 &&
+	       TILECOPY_DESC_TYPE_BF16 == DRM_TILECOPY_TYPE_BF16 &&
+	       TILECOPY_DESC_TYPE_I8 == DRM_TILECOPY_TYPE_I8 &&
+	       TILECOPY_DESC_TYPE_U8 == DRM_TILECOPY_TYPE_U8 &&
+	       TILECOPY_DESC_TYPE_I32 == DRM_TILECOPY_TYPE_I32 &&
+	       TILECOPY_DESC_TYPE_I4 == DRM_TILECOPY_TYPE_I4 &&
+	       TILECOPY_DESC_TYPE_U4 == DRM_TILECOPY_TYPE_U4 &&
+	       TILECOPY_DESC_CVT_SCALE == DRM_TILECOPY_CVT_SCALE &&
+	       TILECOPY_DESC_CVT_SCALES == DRM_TILECOPY_CVT_SCALES,
+	       "struct tilecopy_desc's types and flags and the uAPI's disagree");
+_Static_assert(TILECOPY_DESC_SIZE_1_1 == offsetof(struct tilecopy_desc, src_type),
+	       "the 1.1 struct tilecopy_desc ends where the typed fields begin");
+
+/* The typed fields (1.2), when the caller's struct has them. */
+static void tc_desc_typed_out(struct tilecopy_desc *out, const struct drm_tilecopy_desc *d)
+{
+	out->src_type = d->src_type;
+	out->dst_type = d->dst_type;
+	out->src_nibble = d->src_nibble;
+	out->dst_nibble = d->dst_nibble;
+	out->cvt_flags = d->cvt_flags;
+	out->src_zp = d->src_zp;
+	out->dst_zp = d->dst_zp;
+	out->scale = d->scale;
+	out->scales = d->scales;
+	for (int k = 0; k < TILECOPY_DESC_MAX_DIMS; k++)
+		out->scale_stride[k] = d->scale_stride[k];
+}
 
 TILECOPY_API tilecopy_status_t tilecopy_plan_desc(const tilecopy_plan_t *plan, size_t index,
 						  struct tilecopy_desc *desc)
@@ -723,17 +892,18 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_desc(const tilecopy_plan_t *plan, s
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %zu, the plan has %zu descriptors",
 			       index, plan->n);
 	n = desc->struct_size;
-	if (n < sizeof(*desc))	/* 1.1 is the first version: all its fields */
+	if (n < TILECOPY_DESC_SIZE_1_1)	/* 1.1 is the first version: all its fields */
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
-			       "desc: struct_size %u, at least %zu (set it to sizeof)",
-			       n, sizeof(*desc));
+			       "desc: struct_size %u, at least %u (set it to sizeof)",
+			       n, TILECOPY_DESC_SIZE_1_1);
 	if (n > TC_STRUCT_SIZE_MAX)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "desc: struct_size %u, more than %u: not set? (set it to sizeof)",
 			       n, TC_STRUCT_SIZE_MAX);
 	d = &plan->descs[index];
 	memset(desc, 0, n);
-	desc->struct_size = (uint32_t)sizeof(*desc);
+	/* a struct between the versions' sizes gets the older one's fields */
+	desc->struct_size = n >= sizeof(*desc) ? (uint32_t)sizeof(*desc) : TILECOPY_DESC_SIZE_1_1;
 	desc->op = d->op;
 	desc->elem_size = d->elem_size;
 	desc->ndims = d->ndims;
@@ -745,6 +915,19 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_desc(const tilecopy_plan_t *plan, s
 		desc->src_stride[k] = d->src_stride[k];
 		desc->dst_stride[k] = d->dst_stride[k];
 	}
+	if (n >= sizeof(*desc))
+		tc_desc_typed_out(desc, d);
+	return tc_ok();
+}
+
+TILECOPY_API tilecopy_status_t tilecopy_plan_scales(const tilecopy_plan_t *plan,
+						    const float **scales, size_t *count)
+{
+	TC_GET(plan, scales);
+	if (!count)
+		return tc_fail(TILECOPY_ERR_INVALID_ARG, "count: NULL");
+	*scales = plan->scales;
+	*count = plan->nscales;
 	return tc_ok();
 }
 

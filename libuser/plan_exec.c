@@ -37,35 +37,103 @@ static size_t tc_put(char *buf, size_t size, size_t n, const char *fmt,
 	return w < 0 ? size : n + (size_t)w;
 }
 
+/* Append @str (already formatted). */
+static size_t tc_puts(char *buf, size_t size, size_t n, const char *str)
+{
+	int w;
+
+	if (n >= size)
+		return n;
+	w = snprintf(buf + n, size - n, "%s", str);
+	return w < 0 ? size : n + (size_t)w;
+}
+
+static const char *tc_type_name(unsigned int t)
+{
+	static const char *const names[] = {
+		[DRM_TILECOPY_TYPE_NONE] = "none",
+		[DRM_TILECOPY_TYPE_F32] = "f32", [DRM_TILECOPY_TYPE_F16] = "f16",
+		[DRM_TILECOPY_TYPE_BF16] = "bf16", [DRM_TILECOPY_TYPE_I8] = "i8",
+		[DRM_TILECOPY_TYPE_U8] = "u8", [DRM_TILECOPY_TYPE_I32] = "i32",
+		[DRM_TILECOPY_TYPE_I4] = "i4", [DRM_TILECOPY_TYPE_U4] = "u4",
+	};
+
+	return t < TC_ARRAY_SIZE(names) ? names[t] : "?";
+}
+
+static size_t tc_put_dims(char *buf, size_t size, size_t n, const char *name,
+			  const struct drm_tilecopy_desc *d, const __u64 *v64,
+			  const __u32 *v32)
+{
+	n = tc_put(buf, size, n, name, 0);
+	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
+		n = tc_put(buf, size, n, k ? ",%llu" : "%llu", v64 ? v64[k] : v32[k]);
+	return tc_put(buf, size, n, "]", 0);
+}
+
+/* A typed descriptor's fields beyond 1.1's: the conversion (ABI 1.2). */
+static size_t tc_put_typed(char *line, size_t size, size_t n,
+			   const struct drm_tilecopy_desc *d)
+{
+	float scale;
+	char num[48];
+
+	if (d->src_nibble)
+		n = tc_put(line, size, n, " src_nibble=%llu", d->src_nibble);
+	if (d->dst_nibble)
+		n = tc_put(line, size, n, " dst_nibble=%llu", d->dst_nibble);
+	if (d->src_zp) {
+		snprintf(num, sizeof(num), " src_zp=%d", (int)d->src_zp);
+		n = tc_puts(line, size, n, num);
+	}
+	if (d->dst_zp) {
+		snprintf(num, sizeof(num), " dst_zp=%d", (int)d->dst_zp);
+		n = tc_puts(line, size, n, num);
+	}
+	if (d->cvt_flags & DRM_TILECOPY_CVT_SCALE) {
+		memcpy(&scale, &d->scale, sizeof(scale));
+		snprintf(num, sizeof(num), " scale=%.9g", (double)scale);
+		n = tc_puts(line, size, n, num);
+	}
+	if (d->cvt_flags & DRM_TILECOPY_CVT_SCALES) {
+		n = tc_put(line, size, n, " scales=%llu", d->scales);
+		n = tc_put_dims(line, size, n, " scale_stride=[", d, NULL, d->scale_stride);
+	}
+	return n;
+}
+
 TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_desc *d,
 						    char *buf, size_t size)
 {
-	/* the longest line: 8 dims of 20-digit strides, thrice, fit in 1 KiB */
-	char line[1024];
+	/* the longest line: 8 dims of 20-digit strides, four times, fit in 2 KiB */
+	char line[2048];
+	int copy, typed;
 	size_t n = 0;
 
 	if (!d || (!buf && size))
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", d ? "buf" : "desc");
-	n = (size_t)snprintf(line, sizeof(line), "%-5s esize=%u", tc_op_name(d->op),
-			     d->elem_size);
-	if (d->op == DRM_TILECOPY_OP_COPY)
+	copy = d->op == DRM_TILECOPY_OP_COPY;
+	typed = d->src_type || d->dst_type;
+	if (!typed)
+		n = (size_t)snprintf(line, sizeof(line), "%-5s esize=%u", tc_op_name(d->op),
+				     d->elem_size);
+	else if (copy)
+		n = (size_t)snprintf(line, sizeof(line), "%-5s %s>%s", tc_op_name(d->op),
+				     tc_type_name(d->src_type), tc_type_name(d->dst_type));
+	else
+		n = (size_t)snprintf(line, sizeof(line), "%-5s %s", tc_op_name(d->op),
+				     tc_type_name(d->dst_type));
+	if (copy)
 		n = tc_put(line, sizeof(line), n, " src=%llu", d->src);
 	n = tc_put(line, sizeof(line), n, " dst=%llu", d->dst);
-	if (d->op != DRM_TILECOPY_OP_COPY)
+	if (!copy)
 		n = tc_put(line, sizeof(line), n, " value=0x%llx", d->value);
-	n = tc_put(line, sizeof(line), n, " extent=[", 0);
-	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
-		n = tc_put(line, sizeof(line), n, k ? ",%llu" : "%llu", d->extent[k]);
-	if (d->op == DRM_TILECOPY_OP_COPY) {
-		n = tc_put(line, sizeof(line), n, "] src_stride=[", 0);
-		for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
-			n = tc_put(line, sizeof(line), n, k ? ",%llu" : "%llu",
-				   d->src_stride[k]);
-	}
-	n = tc_put(line, sizeof(line), n, "] dst_stride=[", 0);
-	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++)
-		n = tc_put(line, sizeof(line), n, k ? ",%llu" : "%llu", d->dst_stride[k]);
-	n = tc_put(line, sizeof(line), n, "]", 0);
+	n = tc_put_dims(line, sizeof(line), n, " extent=[", d, NULL, d->extent);
+	if (copy)
+		n = tc_put_dims(line, sizeof(line), n, " src_stride=[", d, d->src_stride, NULL);
+	n = tc_put_dims(line, sizeof(line), n, " dst_stride=[", d, d->dst_stride, NULL);
+	if (typed)
+		n = tc_put_typed(line, sizeof(line), n, d);
 	if (size)
 		snprintf(buf, size, "%s", line);
 	if (n >= size)
@@ -195,7 +263,7 @@ static tilecopy_status_t tc_execute_aside(const struct tilecopy_plan *plan,
 	for (size_t i = 0; i < plan->n; i++)
 		if (descs[i].op == DRM_TILECOPY_OP_COPY)
 			descs[i].src -= plan->src_base;
-	ret = be->exec(descs, plan->n, aside, dst);
+	ret = be->exec_scales(descs, plan->n, aside, dst, plan->scales);
 	free(aside);
 	free(descs);
 	if (ret)
@@ -223,7 +291,7 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 		return st;
 	if (tc_buffers_overlap(plan, src, dst))
 		return tc_execute_aside(plan, be, src, dst);
-	ret = be->exec(plan->descs, plan->n, src, dst);
+	ret = be->exec_scales(plan->descs, plan->n, src, dst, plan->scales);
 	if (ret)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "plan: executor %s refused a descriptor", be->name);

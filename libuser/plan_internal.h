@@ -17,8 +17,12 @@
  * library never loads against a core it does not fit, and always against
  * one it does, whatever their release numbers.
  */
-#define TC_PRIVATE_ABI	1
+#define TC_PRIVATE_ABI	2
 
+/*
+ * @esize: bytes per element of an untyped plan; 0 when its descriptors are
+ * typed (ABI 1.2: a converting plan, or one of 4-bit elements).
+ */
 struct tilecopy_plan {
 	uint32_t magic;			/* TC_MAGIC_PLAN */
 	struct drm_tilecopy_desc *descs;
@@ -27,6 +31,13 @@ struct tilecopy_plan {
 	uint64_t src_bytes, dst_bytes, moved_bytes;
 	uint64_t src_base, dst_base;	/* byte offsets of the tensors' element 0 */
 	int ordered;	/* descriptors must run in order (whole-buffer fill first) */
+	/*
+	 * Scales of converting descriptors (DRM_TILECOPY_CVT_SCALES): a
+	 * descriptor's @scales is a byte offset into this array; the device
+	 * backend uploads it into a BO and adds the BO's VA.
+	 */
+	float *scales;
+	size_t nscales;
 };
 
 /*

@@ -21,14 +21,22 @@ static int64_t tc_logical_count(const tilecopy_tensor_t *t)
 	return n;
 }
 
-/* Unsigned: a buffer of 2^63 bytes or more is a size, if an unlikely one. */
+/*
+ * Unsigned: a buffer of 2^63 bytes or more is a size, if an unlikely one.
+ * 4-bit elements: the cosize's bytes rounded up (element 0 starts a byte).
+ */
 tilecopy_status_t tc_tensor_bytes(const tilecopy_tensor_t *t, uint64_t *bytes)
 {
 	int64_t c = tc_layout_cosize(&t->layout);
-	uint64_t b;
+	unsigned int bits = tc_dtype_bits(t->dtype);
+	uint64_t b = 0;
+	int ovf = c < 0;
 
-	if (c < 0 || __builtin_mul_overflow((uint64_t)c, (uint64_t)tc_dtype_size(t->dtype), &b) ||
-	    __builtin_add_overflow(b, t->byte_offset, &b))
+	if (!ovf && bits >= 8)
+		ovf = __builtin_mul_overflow((uint64_t)c, (uint64_t)(bits / 8), &b);
+	else if (!ovf)
+		b = tc_elems_bytes((uint64_t)c, bits);
+	if (ovf || __builtin_add_overflow(b, t->byte_offset, &b))
 		return tc_fail(TILECOPY_ERR_OVERFLOW,
 			       "tensor: byte offset %llu plus the physical size overflows 64 bits",
 			       (unsigned long long)t->byte_offset);
@@ -196,7 +204,7 @@ tilecopy_status_t tc_tensor_check(const tilecopy_tensor_t *t, const char *what)
 
 	if (st)
 		return st;
-	if (!tc_dtype_size(t->dtype))
+	if (!tc_dtype_bits(t->dtype))
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: unknown dtype %d", what,
 			       (int)t->dtype);
 	for (int m = 0; m < t->layout.rank; m++) {
@@ -207,7 +215,7 @@ tilecopy_status_t tc_tensor_check(const tilecopy_tensor_t *t, const char *what)
 				       "%s: extent %lld of dim %d outside 1..%lld (its layout mode)",
 				       what, (long long)t->extent[m], m, (long long)ms);
 	}
-	if (t->byte_offset % tc_dtype_size(t->dtype))
+	if (tc_dtype_size(t->dtype) && t->byte_offset % tc_dtype_size(t->dtype))
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
 			       "%s: byte offset %llu is not a multiple of the element size %zu",
 			       what, (unsigned long long)t->byte_offset, tc_dtype_size(t->dtype));

@@ -4,6 +4,10 @@
 #
 #   make qemu-build     build or reuse the cached QEMU; link it at $(QEMU_SYSTEM)
 #   make check-device   device tests (qtest protocol, tests/device/)
+#   make check-device-asan  the same tests, then a long descriptor fuzzing,
+#                       against a QEMU built with --enable-sanitizers (ASan +
+#                       UBSan); not part of `make check` (a cold build of
+#                       that QEMU takes about half an hour here)
 #   make bench-device   ~64 MB transposes on the engine vs host memcpy
 #
 # The cache: ${TILECOPY_CACHE:-$HOME/.cache/tilecopy}/qemu; a rebuild happens
@@ -18,7 +22,7 @@ DEV_DIR       := $(BUILD)/tests/device
 DEV_TEST      := $(DEV_DIR)/test_device
 DEV_BENCH     := $(DEV_DIR)/bench_device
 DEV_HDRS      := tests/device/qtest.h include/hw/tilecopy_hw.h include/uapi/drm/tilecopy_accel.h \
-		 tests/desc_cases.h
+		 tests/desc_cases.h tests/typed_ref.h
 DEV_CFLAGS    := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(TOP)/tests/device
 DEV_CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 DEV_CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
@@ -27,10 +31,16 @@ DEV_FW_DEPS   := $(if $(FW_IMAGE),$(FW_IMAGE) $(FW_TEST_STAMP))
 DEV_ENV       := TC_QEMU=$(QEMU_SYSTEM) TC_QEMU_ARGS="$(QEMU_FIRMWARE_ARGS)" \
 		 $(if $(FW_IMAGE),TC_FW_DIR=$(BUILD)/firmware/tilecopy)
 
-.PHONY: qemu-build check-device bench-device
+.PHONY: qemu-build check-device bench-device qemu-build-asan check-device-asan
 
 qemu-build:
 	timeout 3600 bash scripts/build-qemu.sh $(QEMU_SYSTEM)
+
+# The same QEMU configured with --enable-sanitizers: its own build directory
+# and cache key (scripts/build-qemu.sh --sanitizers).
+QEMU_SYSTEM_ASAN := $(BUILD)/qemu-asan/qemu-system-x86_64
+qemu-build-asan:
+	timeout 7200 bash scripts/build-qemu.sh --sanitizers $(QEMU_SYSTEM_ASAN)
 
 # Linked with the library's objects (white-box: the archive hides tc_*): its
 # CPU executors are the reference the engine must match bit for bit
@@ -49,6 +59,27 @@ $(DEV_BENCH): tests/device/bench_device.c tests/device/qtest.c $(DEV_HDRS)
 check-device: qemu-build $(DEV_TEST) $(DEV_FW_DEPS)
 	@rc=0; $(DEV_ENV) CK_FORK=yes timeout 900 $(DEV_TEST) || rc=$$?; \
 	if [ $$rc = 77 ]; then echo "check-device: skipped"; else exit $$rc; fi
+
+# Every report halts QEMU (halt_on_error), so that the case fails where it
+# happened; the harness also fails a case whose QEMU printed a report at
+# any time, its exit (LeakSanitizer) included (qts_sanitizer_report()).
+# The cases run under slower QEMU: Check's timeouts are stretched.
+# TC_ASAN_FUZZ_ITERS: jobs of the fuzzing run (/desc/fuzz) after the suite.
+TC_ASAN_FUZZ_ITERS ?= 5000
+DEV_ASAN_ENV := TC_QEMU=$(QEMU_SYSTEM_ASAN) TC_QEMU_ARGS="$(QEMU_FIRMWARE_ARGS)" \
+		$(if $(FW_IMAGE),TC_FW_DIR=$(BUILD)/firmware/tilecopy) \
+		ASAN_OPTIONS=halt_on_error=1:abort_on_error=0:detect_leaks=1:print_summary=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:print_summary=1 \
+		CK_FORK=yes
+check-device-asan: qemu-build-asan $(DEV_TEST) $(DEV_FW_DEPS)
+	@set -e; rc=0; \
+	echo "check-device-asan: the suite"; \
+	$(DEV_ASAN_ENV) CK_TIMEOUT_MULTIPLIER=4 timeout 3600 $(DEV_TEST) || rc=$$?; \
+	if [ $$rc = 77 ]; then echo "check-device-asan: skipped"; exit 0; fi; \
+	echo "check-device-asan: /desc/fuzz, $(TC_ASAN_FUZZ_ITERS) jobs"; \
+	$(DEV_ASAN_ENV) CK_TIMEOUT_MULTIPLIER=30 CK_RUN_CASE=/desc/fuzz \
+		TC_FUZZ_ITERS=$(TC_ASAN_FUZZ_ITERS) timeout 3600 $(DEV_TEST) || rc=$$?; \
+	exit $$rc
 
 bench-device: qemu-build $(DEV_BENCH)
 	$(DEV_ENV) timeout 900 $(DEV_BENCH)

@@ -4,8 +4,10 @@
  * strided copy, fill and 64-bit write descriptors (include/uapi/drm/
  * tilecopy_accel.h) from per-queue rings, translating device virtual
  * addresses through its own MMU, and moves transposed data through an
- * on-chip tile buffer. Register map: include/hw/tilecopy_hw.h; the
- * specification: docs/hardware.md of the tilecopy project.
+ * on-chip tile buffer. Typed descriptors (engine 1.2) convert elements
+ * between types on the way, 4-bit ones included (tilecopy-cvt.h). Register
+ * map: include/hw/tilecopy_hw.h; the specification: docs/hardware.md of the
+ * tilecopy project.
  *
  * Shape of hw/misc/edu.c: MMIO on the vCPU thread, the work on a worker
  * thread (the vCPU never waits for a job), MSI-X per queue.
@@ -44,6 +46,7 @@
 #include "tilecopy-include/tilecopy_hw.h"
 #include "tilecopy-include/tilecopy_accel.h"
 #include "tilecopy-transpose.h"
+#include "tilecopy-cvt.h"
 
 #define TYPE_TILECOPY "tilecopy"
 OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
@@ -69,7 +72,6 @@ OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
 #define TC_POLL_ELEMS           (64 * KiB)
 #define TC_POLL_BYTES           (1 * MiB)
 
-#define TC_DESC_SIZE            sizeof(struct drm_tilecopy_desc)
 #define TC_RING_ENTRY_SIZE      sizeof(struct tc_ring_entry)
 #define TC_RING_MAX             4096
 #define TC_OPS_ALL              ((1u << DRM_TILECOPY_OP_COPY) | \
@@ -161,6 +163,7 @@ struct TilecopyState {
     uint32_t delay_ns_per_kb;
     uint32_t reset_hang_on;
     uint64_t max_job_elems;
+    bool convert;           /* typed descriptors: engine 1.2, TC_CAP_CONVERT */
 
     QemuThread thread;
     QEMUBH *irq_bh;         /* delivers the worker's interrupts */
@@ -199,6 +202,7 @@ struct TilecopyState {
     uint8_t *tilebuf;
     const uint8_t **tile_rows;      /* worker: source rows of a tile */
     uint8_t **tile_drows;           /* worker: destination rows of a tile */
+    void *cvt;                      /* worker: a typed descriptor's cvt */
     TilecopyQueue q[TC_MAX_QUEUES];
     TilecopyJob job;
 };
@@ -663,12 +667,16 @@ typedef struct TilecopyShape {
     uint64_t ds[DRM_TILECOPY_MAX_DIMS];
 } TilecopyShape;
 
-/* Highest byte offset touched, +1; false on overflow. */
+/*
+ * Highest byte offset touched, +1, for elements of @bits bits: the element
+ * sum((extent - 1) * stride) is the last; a 4-bit side counts nibbles from
+ * @nibble. False on overflow.
+ */
 static bool tilecopy_footprint(const struct drm_tilecopy_desc *d,
-                               const __u64 *stride, uint64_t base,
-                               uint64_t *end)
+                               const __u64 *stride, unsigned bits,
+                               unsigned nibble, uint64_t base, uint64_t *end)
 {
-    uint64_t off = 0, t;
+    uint64_t off = 0, t, es = bits / 8;
     unsigned k;
 
     for (k = 0; k < d->ndims; k++) {
@@ -677,12 +685,104 @@ static bool tilecopy_footprint(const struct drm_tilecopy_desc *d,
             return false;
         }
     }
-    if (__builtin_mul_overflow(off, (uint64_t)d->elem_size, &off) ||
-        __builtin_add_overflow(off, (uint64_t)d->elem_size, &off) ||
+    if (bits == 4) {
+        if (__builtin_add_overflow(off, (uint64_t)nibble, &off)) {
+            return false;
+        }
+        return !__builtin_add_overflow(off / 2 + 1, base, end);
+    }
+    if (__builtin_mul_overflow(off, es, &off) ||
+        __builtin_add_overflow(off, es, &off) ||
         __builtin_add_overflow(off, base, end)) {
         return false;
     }
     return true;
+}
+
+/* Bits of one element of a side: its type's, or elem_size bytes. */
+static unsigned tilecopy_side_bits(const struct drm_tilecopy_desc *d,
+                                   bool src)
+{
+    unsigned type = src ? d->src_type : d->dst_type;
+
+    return type ? tilecopy_cvt_type_bits(type) : 8 * d->elem_size;
+}
+
+/* Every footprint (destination, source, scales) fits in 64 bits. */
+static const char *tilecopy_footprints_check(const struct drm_tilecopy_desc *d)
+{
+    uint64_t end;
+    __u64 cs[DRM_TILECOPY_MAX_DIMS];
+    unsigned k;
+
+    if (!tilecopy_footprint(d, d->dst_stride, tilecopy_side_bits(d, false),
+                            d->dst_nibble, d->dst, &end)) {
+        return "destination footprint overflows";
+    }
+    if (d->op == DRM_TILECOPY_OP_COPY &&
+        !tilecopy_footprint(d, d->src_stride, tilecopy_side_bits(d, true),
+                            d->src_nibble, d->src, &end)) {
+        return "source footprint overflows";
+    }
+    if (!(d->cvt_flags & DRM_TILECOPY_CVT_SCALES)) {
+        return NULL;
+    }
+    for (k = 0; k < DRM_TILECOPY_MAX_DIMS; k++) {
+        cs[k] = d->scale_stride[k];
+    }
+    return tilecopy_footprint(d, cs, 32, 0, d->scales, &end) ? NULL :
+           "scales footprint overflows";
+}
+
+/*
+ * The fields of engine 1.2 (typed descriptors): zero unless the descriptor
+ * uses them, each within its range. NULL when they are good.
+ */
+static const char *tilecopy_typed_check(const struct drm_tilecopy_desc *d)
+{
+    const uint32_t known = DRM_TILECOPY_CVT_SCALE | DRM_TILECOPY_CVT_SCALES;
+    bool copy = d->op == DRM_TILECOPY_OP_COPY, converts = copy && d->src_type;
+    unsigned k;
+
+    if (d->src_type > DRM_TILECOPY_TYPE_U4 ||
+        d->dst_type > DRM_TILECOPY_TYPE_U4) {
+        return "unknown element type";
+    }
+    if (copy ? !d->src_type != !d->dst_type : d->src_type != 0) {
+        return "src_type without dst_type, or the reverse, or on FILL";
+    }
+    if (d->op == DRM_TILECOPY_OP_WRITE64 && d->dst_type) {
+        return "dst_type on WRITE64";
+    }
+    if (d->src_nibble > 1 || d->dst_nibble > 1 ||
+        (d->src_nibble && tilecopy_cvt_type_bits(d->src_type) != 4) ||
+        (d->dst_nibble && tilecopy_cvt_type_bits(d->dst_type) != 4)) {
+        return "nibble field not 0 or 1, or not on a 4-bit side";
+    }
+    if ((d->cvt_flags & ~known) || d->cvt_flags == known ||
+        (d->cvt_flags && !converts)) {
+        return "cvt_flags unknown, both scales, or without a conversion";
+    }
+    if ((d->src_zp || d->dst_zp) && !converts) {
+        return "zero point without a conversion";
+    }
+    if (d->cvt_flags & DRM_TILECOPY_CVT_SCALE ?
+        (d->scale & 0x7f800000u) == 0x7f800000u : d->scale != 0) {
+        return "scale not finite, or without CVT_SCALE";
+    }
+    if (d->pad) {
+        return "pad not zero";
+    }
+    for (k = 0; k < DRM_TILECOPY_MAX_DIMS; k++) {
+        if (d->scale_stride[k] &&
+            (k >= d->ndims || !(d->cvt_flags & DRM_TILECOPY_CVT_SCALES))) {
+            return "scale_stride beyond ndims or without CVT_SCALES";
+        }
+    }
+    if (d->scales && !(d->cvt_flags & DRM_TILECOPY_CVT_SCALES)) {
+        return "scales without CVT_SCALES";
+    }
+    return NULL;
 }
 
 /* Elements the descriptor writes (product of its extents), saturated. */
@@ -704,16 +804,17 @@ static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
                                 const struct drm_tilecopy_desc *d)
 {
     const char *why = NULL;
-    uint64_t end, elems;
+    uint64_t elems, bits = tilecopy_side_bits(d, false);
     unsigned k;
 
     if (d->op < DRM_TILECOPY_OP_COPY || d->op > DRM_TILECOPY_OP_WRITE64) {
         why = "unknown op";
     } else if (!(j->ops & (1u << d->op))) {
         why = "op not enabled by the firmware";
-    } else if (d->elem_size != 1 && d->elem_size != 2 && d->elem_size != 4 &&
+    } else if (d->dst_type ? d->elem_size != 0 :
+               d->elem_size != 1 && d->elem_size != 2 && d->elem_size != 4 &&
                d->elem_size != 8) {
-        why = "elem_size not 1, 2, 4 or 8";
+        why = "elem_size not 1, 2, 4 or 8 (0 with element types)";
     } else if (d->ndims < 1 || d->ndims > DRM_TILECOPY_MAX_DIMS) {
         why = "ndims out of 1..8";
     } else if (d->flags) {
@@ -722,9 +823,11 @@ static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
         why = "src not zero for FILL/WRITE64";
     } else if (d->op == DRM_TILECOPY_OP_COPY && d->value) {
         why = "value not zero for COPY";
-    } else if (d->op == DRM_TILECOPY_OP_FILL && d->elem_size < 8 &&
-               d->value >> (8 * d->elem_size)) {
-        why = "FILL value has bits above elem_size";
+    } else if (d->op == DRM_TILECOPY_OP_FILL && bits && bits < 64 &&
+               d->value >> bits) {
+        why = "FILL value has bits above its element";
+    } else {
+        why = tilecopy_typed_check(d);
     }
     for (k = 0; !why && k < DRM_TILECOPY_MAX_DIMS; k++) {
         if (k < d->ndims && !d->extent[k]) {
@@ -740,12 +843,8 @@ static bool tilecopy_desc_check(TilecopyState *s, TilecopyJob *j,
         (d->elem_size != 8 || d->ndims != 1 || d->extent[0] != 1)) {
         why = "WRITE64 needs elem_size 8, ndims 1, extent 1";
     }
-    if (!why && !tilecopy_footprint(d, d->dst_stride, d->dst, &end)) {
-        why = "destination footprint overflows";
-    }
-    if (!why && d->op == DRM_TILECOPY_OP_COPY &&
-        !tilecopy_footprint(d, d->src_stride, d->src, &end)) {
-        why = "source footprint overflows";
+    if (!why) {
+        why = tilecopy_footprints_check(d);
     }
     /* Stride-0 destinations count: the work is every element written. */
     elems = why ? 0 : tilecopy_desc_elems(d);
@@ -1401,13 +1500,303 @@ static bool tilecopy_exec_fill(TilecopyState *s, TilecopyJob *j,
     return true;
 }
 
+/* ---- typed descriptors (engine 1.2) -------------------------------------- */
+
+/*
+ * A typed descriptor reduced as tilecopy_shape() reduces an untyped one,
+ * with the scales as a third operand: two dimensions merge only when they
+ * continue each other on the source, the destination and the scales.
+ * Strides are in elements (nibbles of a 4-bit side).
+ */
+typedef struct TilecopyCvtShape {
+    unsigned nd;
+    uint64_t e[DRM_TILECOPY_MAX_DIMS];
+    uint64_t st[3][DRM_TILECOPY_MAX_DIMS];  /* source, destination, scales */
+} TilecopyCvtShape;
+
+enum { TC_CVT_SRC, TC_CVT_DST, TC_CVT_SCL };
+
+/*
+ * One operand of a typed descriptor: element x of it (counted from the
+ * first nibble of a 4-bit side's byte) lives at base + x * bits / 8.
+ */
+typedef struct TilecopyCvtSide {
+    uint64_t base;
+    uint64_t first;         /* the nibble field of a 4-bit side, else 0 */
+    unsigned bits;
+} TilecopyCvtSide;
+
+static void tilecopy_cvt_shape(const struct drm_tilecopy_desc *d, bool copy,
+                               TilecopyCvtShape *sh)
+{
+    unsigned k, n = 0, o;
+
+    for (k = 0; k < d->ndims; k++) {
+        uint64_t st[3] = { copy ? d->src_stride[k] : 0, d->dst_stride[k],
+                           d->scale_stride[k] };
+
+        if (d->extent[k] == 1) {
+            continue;
+        }
+        if (n && sh->st[0][n - 1] * sh->e[n - 1] == st[0] &&
+            sh->st[1][n - 1] * sh->e[n - 1] == st[1] &&
+            sh->st[2][n - 1] * sh->e[n - 1] == st[2]) {
+            sh->e[n - 1] *= d->extent[k];
+            continue;
+        }
+        sh->e[n] = d->extent[k];
+        for (o = 0; o < 3; o++) {
+            sh->st[o][n] = st[o];
+        }
+        n++;
+    }
+    if (!n) {
+        sh->e[0] = 1;
+        sh->st[0][0] = sh->st[1][0] = sh->st[2][0] = 0;
+        n = 1;
+    }
+    sh->nd = n;
+}
+
+/* Odometer over dimensions 1.. (the rows): advances the element offsets. */
+static bool tilecopy_cvt_next(const TilecopyCvtShape *sh, uint64_t *idx,
+                              uint64_t *off)
+{
+    unsigned k, o;
+
+    for (k = 1; k < sh->nd; k++) {
+        if (++idx[k] < sh->e[k]) {
+            for (o = 0; o < 3; o++) {
+                off[o] += sh->st[o][k];
+            }
+            return true;
+        }
+        for (o = 0; o < 3; o++) {
+            off[o] -= (idx[k] - 1) * sh->st[o][k];
+        }
+        idx[k] = 0;
+    }
+    return false;
+}
+
+static uint64_t tilecopy_cvt_addr(const TilecopyCvtSide *sd, uint64_t x)
+{
+    return sd->base + (sd->bits == 4 ? x >> 1 : x * (sd->bits / 8));
+}
+
+/* Bytes of @m elements from element @x, contiguous. */
+static uint64_t tilecopy_cvt_len(const TilecopyCvtSide *sd, uint64_t x,
+                                 uint64_t m)
+{
+    return sd->bits == 4 ? ((x + m - 1) >> 1) - (x >> 1) + 1 :
+                           m * (sd->bits / 8);
+}
+
+/*
+ * Read @m elements of @sd, from element @x, @stride apart, into @buf:
+ * element i of the run is element *@start + i * *@step of @buf.
+ */
+static bool tilecopy_cvt_gather(TilecopyState *s, TilecopyJob *j,
+                                const TilecopyCvtSide *sd, uint64_t x,
+                                uint64_t stride, uint64_t m, uint8_t *buf,
+                                int64_t *start, int64_t *step)
+{
+    unsigned es = sd->bits / 8;
+    uint8_t b;
+    uint64_t i;
+
+    *start = sd->bits == 4 ? x & 1 : 0;
+    *step = stride ? 1 : 0;
+    if (stride <= 1) {
+        return tilecopy_read_va(s, j, tilecopy_cvt_addr(sd, x), buf,
+                                tilecopy_cvt_len(sd, x, stride ? m : 1));
+    }
+    *start = 0;
+    for (i = 0; i < m; i++, x += stride) {
+        if (sd->bits != 4) {
+            if (!tilecopy_read_va(s, j, tilecopy_cvt_addr(sd, x),
+                                  buf + i * es, es)) {
+                return false;
+            }
+            continue;
+        }
+        if (!tilecopy_read_va(s, j, tilecopy_cvt_addr(sd, x), &b, 1)) {
+            return false;
+        }
+        tilecopy_cvt_nibble_set(buf, i, tilecopy_cvt_nibble_get(&b, x & 1));
+    }
+    return true;
+}
+
+/*
+ * Write elements 0..@m-1 of @buf (4-bit: nibbles) to @sd, from element @x,
+ * @stride apart: a 4-bit element is a read-modify-write of its byte. A
+ * stride of 0 writes the last element only (each overwrites the one before).
+ */
+static bool tilecopy_cvt_scatter(TilecopyState *s, TilecopyJob *j,
+                                 const TilecopyCvtSide *sd, uint64_t x,
+                                 uint64_t stride, uint64_t m,
+                                 const uint8_t *buf)
+{
+    unsigned es = sd->bits / 8;
+    uint64_t i = stride ? 0 : m - 1;
+    uint8_t b;
+
+    for (x += i * stride; i < m; i++, x += stride) {
+        uint64_t va = tilecopy_cvt_addr(sd, x);
+
+        if (sd->bits != 4) {
+            if (!tilecopy_write_va(s, j, va, buf + i * es, es)) {
+                return false;
+            }
+            continue;
+        }
+        if (!tilecopy_read_va(s, j, va, &b, 1)) {
+            return false;
+        }
+        tilecopy_cvt_nibble_set(&b, x & 1, tilecopy_cvt_nibble_get(buf, i));
+        if (!tilecopy_write_va(s, j, va, &b, 1)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The scales of @m elements from scale @c, @stride apart, as host floats. */
+static bool tilecopy_cvt_scales(TilecopyState *s, TilecopyJob *j,
+                                uint64_t scales, uint64_t c, uint64_t stride,
+                                uint64_t m, float *buf)
+{
+    uint64_t i, n = stride ? m : 1;
+    uint32_t v;
+
+    if (stride <= 1) {
+        if (!tilecopy_read_va(s, j, scales + 4 * c, buf, 4 * n)) {
+            return false;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        uint64_t va = scales + 4 * (c + i * stride);
+
+        if (stride > 1 && !tilecopy_read_va(s, j, va, &buf[i], 4)) {
+            return false;
+        }
+        memcpy(&v, &buf[i], 4);
+        v = le32_to_cpu(v);
+        memcpy(&buf[i], &v, 4);
+    }
+    return true;
+}
+
+/*
+ * @m elements of a row, from element @done of it: the source gathered into
+ * the tile buffer (a FILL's value is already there), converted into a
+ * destination stage and written. A contiguous 4-bit destination reads its
+ * first and last byte when the run covers only one nibble of them.
+ */
+static bool tilecopy_cvt_chunk(TilecopyState *s, TilecopyJob *j,
+                               const struct drm_tilecopy_desc *d,
+                               const TilecopyCvtSide *side,
+                               const TilecopyCvtShape *sh, const uint64_t *off,
+                               uint64_t done, uint64_t m, uint64_t cap)
+{
+    uint8_t *sbuf = s->tilebuf, *dbuf = s->tilebuf + 4 * cap + 8;
+    float *cbuf = (float *)(s->tilebuf + 8 * cap + 16);
+    const TilecopyCvtSide *ds = &side[TC_CVT_DST];
+    uint64_t x = ds->first + off[TC_CVT_DST] + done * sh->st[TC_CVT_DST][0];
+    int64_t sstart = 0, sstep = 0, dstart = ds->bits == 4 ? x & 1 : 0;
+    ptrdiff_t cstep = sh->st[TC_CVT_SCL][0] ? 1 : 0;
+    uint64_t len = tilecopy_cvt_len(ds, x, m);
+    bool contig = sh->st[TC_CVT_DST][0] == 1;
+
+    if (d->op == DRM_TILECOPY_OP_COPY &&
+        !tilecopy_cvt_gather(s, j, &side[TC_CVT_SRC],
+                             side[TC_CVT_SRC].first + off[TC_CVT_SRC] +
+                             done * sh->st[TC_CVT_SRC][0],
+                             sh->st[TC_CVT_SRC][0], m, sbuf, &sstart, &sstep)) {
+        return false;
+    }
+    if ((d->cvt_flags & DRM_TILECOPY_CVT_SCALES) &&
+        !tilecopy_cvt_scales(s, j, d->scales, off[TC_CVT_SCL] +
+                             done * sh->st[TC_CVT_SCL][0],
+                             sh->st[TC_CVT_SCL][0], m, cbuf)) {
+        return false;
+    }
+    if (!contig) {
+        dstart = 0;
+    } else if (ds->bits == 4 &&
+               (((x & 1) && !tilecopy_read_va(s, j, tilecopy_cvt_addr(ds, x),
+                                              dbuf, 1)) ||
+                (((x + m) & 1) &&
+                 !tilecopy_read_va(s, j, tilecopy_cvt_addr(ds, x + m - 1),
+                                   dbuf + len - 1, 1)))) {
+        return false;
+    }
+    tilecopy_cvt_run(s->cvt, dbuf, dstart, sbuf, sstart, sstep, m, cbuf, cstep);
+    if (contig) {
+        return tilecopy_write_va(s, j, tilecopy_cvt_addr(ds, x), dbuf, len);
+    }
+    return tilecopy_cvt_scatter(s, j, ds, x, sh->st[TC_CVT_DST][0], m, dbuf);
+}
+
+/*
+ * A typed COPY or FILL, a row (dimension 0) at a time in chunks that fit
+ * the tile buffer three times (source, destination, scales: 4 bytes an
+ * element at most), looking at STOP between chunks. The conversion is the
+ * library's reference (tilecopy-cvt.h); a FILL is a bit copy of its value.
+ */
+static bool tilecopy_exec_typed(TilecopyState *s, TilecopyJob *j,
+                                const struct drm_tilecopy_desc *d)
+{
+    bool copy = d->op == DRM_TILECOPY_OP_COPY;
+    uint64_t cap = MIN((s->tilebuf_size - 64) / 12, TC_POLL_ELEMS);
+    uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 }, off[3] = { 0 }, done, m;
+    TilecopyCvtSide side[2] = {
+        [TC_CVT_SRC] = { d->src, d->src_nibble, tilecopy_side_bits(d, true) },
+        [TC_CVT_DST] = { d->dst, d->dst_nibble, tilecopy_side_bits(d, false) },
+    };
+    struct drm_tilecopy_desc fill;
+    TilecopyCvtShape sh;
+
+    if (!copy) {
+        /* the value, as one element of the destination type, copied */
+        memset(&fill, 0, sizeof(fill));
+        fill.op = DRM_TILECOPY_OP_COPY;
+        fill.src_type = fill.dst_type = d->dst_type;
+        stq_le_p(s->tilebuf, d->value);
+    }
+    if (!tilecopy_cvt_prepare(s->cvt, copy ? d : &fill)) {
+        /* tilecopy_typed_check() let through what it should not have */
+        qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: bad typed "
+                      "descriptor\n", j->qi);
+        j->status = DRM_TILECOPY_STATUS_BAD_DESC;
+        return false;
+    }
+    tilecopy_cvt_shape(d, copy, &sh);
+    do {
+        for (done = 0; done < sh.e[0]; done += m) {
+            if (tilecopy_cancelled(s, j)) {
+                return false;
+            }
+            m = MIN(cap, sh.e[0] - done);
+            if (!tilecopy_cvt_chunk(s, j, d, side, &sh, off, done, m, cap)) {
+                return false;
+            }
+        }
+    } while (tilecopy_cvt_next(&sh, idx, off));
+    return true;
+}
+
 static bool tilecopy_exec_desc(TilecopyState *s, TilecopyJob *j,
                                const struct drm_tilecopy_desc *d)
 {
     uint64_t value;
     bool ok;
 
-    switch (d->op) {
+    switch (d->dst_type ? 0 : d->op) {
+    case 0:
+        ok = tilecopy_exec_typed(s, j, d);
+        break;
     case DRM_TILECOPY_OP_COPY:
         ok = tilecopy_exec_copy(s, j, d);
         break;
@@ -1441,19 +1830,26 @@ static void tilecopy_desc_le(struct drm_tilecopy_desc *d)
         d->extent[k] = le32_to_cpu(d->extent[k]);
         d->src_stride[k] = le64_to_cpu(d->src_stride[k]);
         d->dst_stride[k] = le64_to_cpu(d->dst_stride[k]);
+        d->scale_stride[k] = le32_to_cpu(d->scale_stride[k]);
     }
+    d->cvt_flags = le32_to_cpu(d->cvt_flags);
+    d->src_zp = le32_to_cpu(d->src_zp);
+    d->dst_zp = le32_to_cpu(d->dst_zp);
+    d->scale = le32_to_cpu(d->scale);
+    d->pad = le32_to_cpu(d->pad);
+    d->scales = le64_to_cpu(d->scales);
 }
 
 /* Bytes the descriptor writes (for the injected DMA error). */
 static uint64_t tilecopy_desc_bytes(const struct drm_tilecopy_desc *d)
 {
-    uint64_t n = d->elem_size;
+    uint64_t n = tilecopy_side_bits(d, false);
     unsigned k;
 
     for (k = 0; k < d->ndims; k++) {
         n *= d->extent[k];
     }
-    return n;
+    return (n + 7) / 8;
 }
 
 /* ---- the worker --------------------------------------------------------- */
@@ -1471,21 +1867,27 @@ static void tilecopy_delay(TilecopyState *s, TilecopyJob *j, uint64_t ns)
     }
 }
 
-/* Fetch descriptor @i: through the MMU (TC_RING_F_DESC_VA) or the bus. */
+/*
+ * Fetch descriptor @i of @size bytes (TC_DESC_SIZE_1_2, or the 192 of 1.0
+ * whose missing fields are zero): through the MMU (TC_RING_F_DESC_VA) or
+ * the bus.
+ */
 static bool tilecopy_fetch_desc(TilecopyState *s, TilecopyJob *j,
-                                uint64_t addr, bool via_mmu, uint32_t i,
-                                struct drm_tilecopy_desc *d)
+                                uint64_t addr, bool via_mmu, uint32_t size,
+                                uint32_t i, struct drm_tilecopy_desc *d)
 {
-    uint64_t da = addr + (uint64_t)i * TC_DESC_SIZE;
+    uint64_t da = addr + (uint64_t)i * size;
 
+    QEMU_BUILD_BUG_ON(sizeof(*d) != TC_DESC_SIZE_1_2);
+    memset(d, 0, sizeof(*d));
     if (via_mmu) {
         /* a fault is recorded with its address and kind, like any access */
-        if (!tilecopy_read_va(s, j, da, d, sizeof(*d))) {
+        if (!tilecopy_read_va(s, j, da, d, size)) {
             qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: descriptor %u "
                           "at VA 0x%" PRIx64 " unreadable\n", j->qi, i, da);
             return false;
         }
-    } else if (!tilecopy_bus_read(s, da, d, sizeof(*d))) {
+    } else if (!tilecopy_bus_read(s, da, d, size)) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "tilecopy: queue %u: descriptor %u at 0x%" PRIx64
                       " unreadable\n", j->qi, i, da);
@@ -1508,18 +1910,25 @@ static void tilecopy_run_job(TilecopyState *s, TilecopyJob *j,
     struct drm_tilecopy_desc d;
     uint32_t i, count = le32_to_cpu(re->desc_count);
     uint64_t addr = le64_to_cpu(re->desc_addr), moved, debt = 0;
-    bool via_mmu = le32_to_cpu(re->flags) & TC_RING_F_DESC_VA;
+    uint32_t flags = le32_to_cpu(re->flags);
+    bool via_mmu = flags & TC_RING_F_DESC_VA;
+    uint32_t size = flags & TC_RING_F_DESC_256 ? TC_DESC_SIZE_1_2 :
+                    DRM_TILECOPY_DESC_SIZE_1_0;
 
     for (i = 0; i < count; i++) {
         j->err_desc = i;
         if (tilecopy_cancelled(s, j) ||
-            !tilecopy_fetch_desc(s, j, addr, via_mmu, i, &d) ||
+            !tilecopy_fetch_desc(s, j, addr, via_mmu, size, i, &d) ||
             !tilecopy_desc_check(s, j, &d)) {
             return;
         }
         j->inject = inject && i == count / 2;
         j->inject_budget = tilecopy_desc_bytes(&d) / 2;
         trace_tilecopy_desc(j->qi, i, d.op, d.elem_size, d.ndims, d.src, d.dst);
+        if (d.dst_type) {
+            trace_tilecopy_desc_typed(j->qi, i, d.src_type, d.dst_type,
+                                      d.cvt_flags, d.scales);
+        }
         moved = j->moved;
         if (!tilecopy_exec_desc(s, j, &d)) {
             return;
@@ -1620,6 +2029,9 @@ static void tilecopy_job_step(TilecopyState *s, unsigned qi)
     int64_t t0;
     bool fw_ok, inject, ok_entry;
     uint32_t ctx, k;
+    /* 256-byte descriptors only where the engine has them (1.2) */
+    uint32_t flags_ok = TC_RING_F_DESC_VA |
+                        (s->convert ? TC_RING_F_DESC_256 : 0);
 
     jobno = ++s->jobs_started;
     q->status |= TC_Q_STATUS_BUSY;
@@ -1666,7 +2078,7 @@ static void tilecopy_job_step(TilecopyState *s, unsigned qi)
             qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: job without "
                           "running firmware\n", qi);
             j->status = DRM_TILECOPY_STATUS_NO_FIRMWARE;
-        } else if (!ok_entry || (le32_to_cpu(re.flags) & ~TC_RING_F_DESC_VA) ||
+        } else if (!ok_entry || (le32_to_cpu(re.flags) & ~flags_ok) ||
                    re.reserved0 || !re.desc_count ||
                    ctx >= TC_NUM_CONTEXTS) {
             qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: queue %u: malformed ring "
@@ -2059,7 +2471,8 @@ static uint64_t tilecopy_mmio_read(void *opaque, hwaddr addr, unsigned size)
             val = TC_ID_VALUE;
             break;
         case TC_REG_VERSION:
-            val = TC_HW_VERSION;
+            /* without conversion, the engine is the 1.1 one */
+            val = s->convert ? TC_HW_VERSION : TC_HW_VERSION_1_1;
             break;
         case TC_REG_NUM_QUEUES:
             val = s->num_queues;
@@ -2092,6 +2505,20 @@ static uint64_t tilecopy_mmio_read(void *opaque, hwaddr addr, unsigned size)
             break;
         case TC_REG_MAX_JOB_ELEMS_HI:
             val = s->max_job_elems >> 32;
+            break;
+        case TC_REG_CAPS:
+        case TC_REG_CVT_TYPES:
+            if (!s->convert) {
+                qemu_log_mask(LOG_GUEST_ERROR, "tilecopy: read of register "
+                              "0x%" HWADDR_PRIx " of engine 1.2 on a 1.1 "
+                              "engine\n", addr);
+            } else if (addr == TC_REG_CAPS) {
+                val = TC_CAP_CONVERT;
+            } else {
+                /* every type, as source and as destination */
+                val = ((1u << (DRM_TILECOPY_TYPE_U4 + 1)) - 1) &
+                      ~(1u << DRM_TILECOPY_TYPE_NONE);
+            }
             break;
         case TC_REG_FW_VERSION:
             val = s->fw_version;
@@ -2330,6 +2757,11 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
                    "in 4 KiB..64 MiB");
         return;
     }
+    if (HOST_BIG_ENDIAN && s->convert) {
+        /* the conversion code reads elements in host order */
+        error_setg(errp, "tilecopy: convert=on needs a little-endian host");
+        return;
+    }
     pci_config_set_interrupt_pin(pdev->config, 1);
 
     memory_region_init_io(&s->mmio, OBJECT(s), &tilecopy_mmio_ops, s,
@@ -2361,6 +2793,7 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
     s->tilebuf = g_malloc(s->tilebuf_size);
     s->tile_rows = g_new(const uint8_t *, TC_TILE_ROWS_MAX);
     s->tile_drows = g_new(uint8_t *, TC_TILE_ROWS_MAX);
+    s->cvt = g_malloc0(tilecopy_cvt_size());
 
     s->irq_bh = qemu_bh_new(tilecopy_irq_bh, s);
     qemu_mutex_init(&s->lock);
@@ -2390,6 +2823,7 @@ static void tilecopy_exit(PCIDevice *pdev)
     msix_uninit_exclusive_bar(pdev);
     g_free(s->tile_rows);
     g_free(s->tile_drows);
+    g_free(s->cvt);
     g_free(s->tilebuf);
     g_free(s->boot_mem);
 }
@@ -2433,6 +2867,7 @@ static Property tilecopy_properties[] = {
                        TC_MAX_JOB_ELEMS),
     DEFINE_PROP_UINT32("dma-error-on-job", TilecopyState, dma_error_on_job, 0),
     DEFINE_PROP_UINT32("delay-ns-per-kb", TilecopyState, delay_ns_per_kb, 0),
+    DEFINE_PROP_BOOL("convert", TilecopyState, convert, true),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -2,28 +2,38 @@
 # Build QEMU 7.2 (Debian's source package) with the tilecopy engine device,
 # cached outside the work tree.
 #
-# Usage: scripts/build-qemu.sh OUT
+# Usage: scripts/build-qemu.sh [--sanitizers] OUT
 #   OUT  path of the symlink to create; it points at the cached binary. Its
 #        name picks the emulator: .../qemu-system-x86_64 (the x86 guests,
 #        the device tests) or .../qemu-system-aarch64 (the arm64 guest: the
 #        `virt` board only, tests/arm64/).
+#   --sanitizers  the same emulator configured with --enable-sanitizers
+#        (ASan + UBSan; tests/device/README.md, `make check-device-asan`):
+#        its own build directory and its own cache key.
 #
 # The cache lives in ${TILECOPY_CACHE:-$HOME/.cache/tilecopy}/qemu:
 #   src/           the .dsc/.orig/.debian files of `apt-get source qemu`
 #   src/tree/      the unpacked tree (Debian patches applied), with qemu/*
 #                  copied into hw/misc/ and a few hooks appended; build/ in it
 #                  is the x86_64 ninja build directory, build-aarch64/ the
-#                  aarch64 one (its own configure flags, so that neither
-#                  reconfigures the other); both reused incrementally
+#                  aarch64 one, build-asan/ the x86_64 one with sanitizers
+#                  (each its own configure flags, so that none reconfigures
+#                  another); all reused incrementally
 #   bin/KEY/       finished binaries, KEY = hash of qemu/, the shared hardware
-#                  headers, this script and the target: a rebuild happens only
+#                  headers, this script, the target and the sanitizer
+#                  choice: a rebuild happens only
 #                  when one of them changes (and then ninja recompiles only
 #                  what changed).
 #
 # Every step is bounded by a timeout; concurrent callers serialise on a lock.
 set -euo pipefail
 
-out=${1:?usage: build-qemu.sh OUT}
+sanitizers=no
+if [ "${1:-}" = --sanitizers ]; then
+	sanitizers=yes
+	shift
+fi
+out=${1:?usage: build-qemu.sh [--sanitizers] OUT}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${TILECOPY_CACHE:-$HOME/.cache/tilecopy}/qemu
 jobs=${TILECOPY_JOBS:-2}
@@ -59,17 +69,33 @@ aarch64)
 	;;
 *) die "cannot tell the target from '$out' (want .../qemu-system-x86_64 or .../qemu-system-aarch64)" ;;
 esac
+if [ $sanitizers = yes ]; then
+	# ASan + UBSan (QEMU's "default sanitizers"); the x86_64 emulator is
+	# the one the device tests drive. No -O change: QEMU's -O2 keeps the
+	# run of the suite within a few times the normal one.
+	[ "$target" = x86_64 ] || die "--sanitizers: only the x86_64 emulator (the device tests)"
+	CONFIGURE_FLAGS+=(--enable-sanitizers)
+	bdir_name=build-asan
+fi
 emu=qemu-system-$target
 
-# Files of the device, as they go into hw/misc/ of the QEMU tree.
+# Files of the device, as they go into hw/misc/ of the QEMU tree; the
+# element conversion of typed descriptors is the library's own scalar
+# reference (cvt_files), built into hw/misc/tilecopy-cvt/.
+cvt_files=("$top/libuser/cpu/cvt_scalar.c" "$top/libuser/cpu/cvt_desc.c"
+	"$top/libuser/cpu/cvt.h" "$top/libuser/cpu/cvt_desc.h"
+	"$top/libuser/cpu/cpu_exec.h")
 dev_files=("$top/qemu/tilecopy.c" "$top/qemu/tilecopy-transpose.c"
-	"$top/qemu/tilecopy-transpose.h" "$top/qemu/trace-events"
-	"$top/include/hw/tilecopy_hw.h" "$top/include/uapi/drm/tilecopy_accel.h")
+	"$top/qemu/tilecopy-transpose.h" "$top/qemu/tilecopy-cvt.c"
+	"$top/qemu/tilecopy-cvt.h" "$top/qemu/trace-events"
+	"$top/include/hw/tilecopy_hw.h" "$top/include/uapi/drm/tilecopy_accel.h"
+	"${cvt_files[@]}")
 for f in "${dev_files[@]}"; do
 	[ -f "$f" ] || die "missing $f"
 done
 
-key=$( (cat "$top/scripts/build-qemu.sh" "${dev_files[@]}"; echo "$target") |
+key=$( (cat "$top/scripts/build-qemu.sh" "${dev_files[@]}"; echo "$target"
+	[ $sanitizers = no ] || echo sanitizers) |
 	sha256sum | cut -c1-16)
 bin=$cache/bin/$key/$emu
 
@@ -130,11 +156,34 @@ printf '/* shim for tilecopy_accel.h inside QEMU */\n#include <linux/types.h>\n'
 	>"$misc/tilecopy-include/drm.h.new"
 put "$misc/tilecopy-include/drm.h.new" "$misc/tilecopy-include/drm.h"
 rm -f "$misc/tilecopy-include/drm.h.new"
+# The conversion library: the library's files include "cpu/cvt.h" and
+# "tilecopy_accel.h", so they get a directory of their own on the include
+# path of their own small library (not the whole of QEMU's: a drm.h there
+# could shadow a system one).
+mkdir -p "$misc/tilecopy-cvt/cpu"
+put "$top/qemu/tilecopy-cvt.c" "$misc/tilecopy-cvt/tilecopy-cvt.c"
+put "$top/qemu/tilecopy-cvt.h" "$misc/tilecopy-cvt.h"
+put "$top/qemu/tilecopy-cvt.h" "$misc/tilecopy-cvt/tilecopy-cvt.h"
+put "$top/libuser/cpu/cvt_scalar.c" "$misc/tilecopy-cvt/cvt_scalar.c"
+put "$top/libuser/cpu/cvt_desc.c" "$misc/tilecopy-cvt/cvt_desc.c"
+for h in cvt.h cvt_desc.h cpu_exec.h; do
+	put "$top/libuser/cpu/$h" "$misc/tilecopy-cvt/cpu/$h"
+done
 
 append_hook "$misc/meson.build" "
 # tilecopy engine (added by tilecopy's scripts/build-qemu.sh)
+# Its element conversion is the tilecopy library's scalar reference, built
+# as the library builds it (no FMA contraction: each step rounds once).
+tilecopy_cvt_lib = static_library('tilecopy-cvt',
+    files('tilecopy-cvt/tilecopy-cvt.c', 'tilecopy-cvt/cvt_scalar.c',
+          'tilecopy-cvt/cvt_desc.c'),
+    include_directories: include_directories('tilecopy-cvt', 'tilecopy-include'),
+    c_args: ['-ffp-contract=off'],
+    build_by_default: false)
 softmmu_ss.add(when: 'CONFIG_TILECOPY',
-               if_true: [files('tilecopy.c', 'tilecopy-transpose.c'), zlib])"
+               if_true: [files('tilecopy.c', 'tilecopy-transpose.c'), zlib,
+                         declare_dependency(link_with: tilecopy_cvt_lib,
+                                            dependencies: libm)])"
 append_hook "$misc/Kconfig" "
 config TILECOPY
     bool
@@ -185,20 +234,25 @@ fi
 log "built in $(($(date +%s) - start)) s"
 
 # (the whole list first: under pipefail, `| grep -q` leaving early could
-# fail QEMU with SIGPIPE and the check with it)
-devices=$("$bdir/$emu" -device help 2>/dev/null || true)
+# fail QEMU with SIGPIPE and the check with it; LeakSanitizer would fail
+# this run on QEMU's own exit-time allocations)
+devices=$(ASAN_OPTIONS=detect_leaks=0 "$bdir/$emu" -device help 2>/dev/null || true)
 grep -q '"tilecopy"' <<<"$devices" ||
 	die "the built QEMU has no tilecopy device"
 
 mkdir -p "$cache/bin/$key.tmp"
 cp "$bdir/$emu" "$cache/bin/$key.tmp/"
+[ $sanitizers = no ] || touch "$cache/bin/$key.tmp/.sanitizers"
 rm -rf "$cache/bin/$key"
 mv "$cache/bin/$key.tmp" "$cache/bin/$key"
 
-# Keep the six newest binaries of this target (switching branches back and
-# forth is cheap) and any younger than two hours (a test run elsewhere may
-# still use it).
-ls -1dt "$cache"/bin/*/"$emu" 2>/dev/null | xargs -r -n1 dirname | tail -n +7 | while read -r old; do
+# Keep the six newest binaries of this target and kind (plain or with
+# sanitizers: switching branches back and forth is cheap) and any younger
+# than two hours (a test run elsewhere may still use it).
+ls -1dt "$cache"/bin/*/"$emu" 2>/dev/null | xargs -r -n1 dirname | while read -r d; do
+	if [ -e "$d/.sanitizers" ]; then k=yes; else k=no; fi
+	[ $k != $sanitizers ] || echo "$d"
+done | tail -n +7 | while read -r old; do
 	if [ -n "$(find "$old" -maxdepth 0 -mmin +120)" ]; then
 		rm -rf "$old"
 	fi

@@ -15,6 +15,8 @@ struct cli_opts {
 	const char *block, *from_block, *to_block;
 	const char *device;
 	const char *cpu;
+	/* a conversion of values (tilecopy_plan_create_v2) */
+	const char *scale, *scales, *scale_dim, *zero_point, *src_zero_point;
 	int json;
 	int verbose;
 	int help;

@@ -78,7 +78,8 @@ int cmd_layout(int argc, char **argv)
 	tilecopy_dtype_t dt;
 	char buf[2048];
 	uint64_t bytes;
-	size_t esize;
+	int64_t elems = 0;
+	size_t bits = 0;
 	int pad;
 	tilecopy_status_t st;
 
@@ -105,12 +106,17 @@ int cmd_layout(int argc, char **argv)
 	if (!st)
 		st = tilecopy_tensor_dtype(t, &dt);
 	if (!st)
-		st = tilecopy_dtype_size(dt, &esize);
+		st = tilecopy_dtype_bits(dt, &bits);
+	if (!st)
+		st = tilecopy_layout_cosize(l, &elems);
 	if (!st)
 		st = tilecopy_tensor_has_padding(t, &pad);
-	if (!st)
+	if (!st && bits >= 8)
 		printf("physical size: %" PRIu64 " bytes (%" PRIu64 " elements of %zu bytes)%s\n",
-		       bytes, bytes / esize, esize, pad ? ", with padding" : "");
+		       bytes, bytes / (bits / 8), bits / 8, pad ? ", with padding" : "");
+	else if (!st)	/* 4-bit: two a byte, the last byte's high nibble maybe unused */
+		printf("physical size: %" PRIu64 " bytes (%" PRId64 " elements of 4 bits, two a byte)%s\n",
+		       bytes, elems, pad ? ", with padding" : "");
 	tilecopy_tensor_destroy(t);
 	return st ? cli_error("layout", st) : 0;
 }

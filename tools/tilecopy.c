@@ -12,8 +12,14 @@
 #define PLAN_OPTIONS \
 	"    --block B          block of the one side whose format takes B (zN: RxC, NC1HWC0: C0)\n" \
 	"    --from-block B, --to-block B   the block of one side\n" \
-	"    --from-dtype T, --to-dtype T   dtypes of each side (default --dtype, f32)\n" \
-	"    --reinterpret      allow dtypes of the same size that differ: bits are copied\n" \
+	"    --from-dtype T, --to-dtype T   dtypes of each side (default --dtype, f32);\n" \
+	"                       different dtypes convert the values (docs/dtype-conversion.md)\n" \
+	"    --scale S          multiply by S (after --src-zero-point, before --zero-point)\n" \
+	"    --scales FILE --scale-dim D   one scale per index of logical dim D, a text\n" \
+	"                       file of numbers separated by spaces, newlines or commas\n" \
+	"    --zero-point Z     add Z before the result is rounded (the destination's)\n" \
+	"    --src-zero-point Z subtract Z from the source values\n" \
+	"    --reinterpret      dtypes of the same size that differ: bits are copied, not converted\n" \
 	"    --physical-shape   --shape is in --from's physical order (NHWC: N,H,W,C)\n"
 
 static const struct {
@@ -59,7 +65,7 @@ static const char tail[] =
 	"         whatever the format (NHWC too), unless --physical-shape\n"
 	"formats: NCHW NHWC CHWN HWCN ... NCDHW NDHWC, NCHW4..64 / nChw8c nChw16c, NC1HWC0, CHWN4,\n"
 	"         RowMajor (ND) ColumnMajor zN zZ nZ nN, strided:s0,s1,..., CuTe \"(..):(..)\"\n"
-	"dtypes:  u8 i8 f16 bf16 i16 f32 i32 f64 i64\n";
+	"dtypes:  u8 i8 f16 bf16 i16 f32 i32 f64 i64 i4 u4 (two a byte, low nibble first)\n";
 
 int cli_usage(const char *cmd, FILE *f, int status)
 {

@@ -37,7 +37,7 @@
 #define TC_REG_ID			0x000	/* RO: TC_ID_VALUE */
 #define  TC_ID_VALUE			0x54494c45	/* "TILE" */
 #define TC_REG_VERSION			0x004	/* RO: major << 16 | minor */
-#define  TC_HW_VERSION			0x00010001
+#define  TC_HW_VERSION			0x00010002
 #define TC_REG_NUM_QUEUES		0x008	/* RO: 1..TC_MAX_QUEUES */
 #define TC_REG_TILEBUF_SIZE		0x00c	/* RO: bytes of tile buffer */
 #define TC_REG_MAX_DIMS			0x010	/* RO: DRM_TILECOPY_MAX_DIMS */
@@ -277,5 +277,34 @@ enum tc_fw_status {
 
 /* Engine version 1.1: the entries above. */
 #define TC_HW_VERSION_1_1		0x00010001
+
+/*
+ * ---- appended in engine version 1.2 ----------------------------------------
+ *
+ * Typed descriptors (ABI 1.2 of the uAPI: element conversion, 4-bit
+ * elements). An engine that converts says so in CAPS; a job tells the
+ * engine that its descriptors are the 256-byte struct with a ring-entry
+ * flag, so that entries without it (every 1.1 driver's) keep reading
+ * 192-byte descriptors. docs/hardware.md, 5.1 and 5.4.
+ */
+
+/* RO (1.2): TC_CAP_* bits. Absent (an unknown register) before 1.2. */
+#define TC_REG_CAPS			0x0a8
+#define  TC_CAP_CONVERT			(1u << 0)	/* typed descriptors */
+/* RO (1.2): bit (1 << type) per enum drm_tilecopy_type converted. */
+#define TC_REG_CVT_TYPES		0x0ac
+
+/*
+ * tc_ring_entry.flags (1.2, TC_CAP_CONVERT): the descriptors are
+ * struct drm_tilecopy_desc of 256 bytes, DRM_TILECOPY_DESC_SIZE_1_2 apart,
+ * typed fields included. Without it they are the first 192 bytes
+ * (DRM_TILECOPY_DESC_SIZE_1_0) of it, 192 bytes apart, the rest taken as
+ * zero. An engine without TC_CAP_CONVERT refuses the flag (BAD_DESC).
+ */
+#define TC_RING_F_DESC_256		(1u << 1)
+#define TC_DESC_SIZE_1_2		256
+
+/* Engine version 1.2: the entries above. */
+#define TC_HW_VERSION_1_2		0x00010002
 
 #endif /* TILECOPY_HW_H */

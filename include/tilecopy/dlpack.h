@@ -28,7 +28,9 @@ extern "C" {
  * has shape N,C,H,W and NHWC strides), strides in elements (NULL: compact
  * row-major), byte_offset a multiple of the element size. A 0-dim tensor
  * becomes shape (1). Refused with a message: lanes != 1, a dtype tilecopy
- * has not (complex, bool, 128-bit), negative strides, zero-size dims,
+ * has not (complex, bool, 128-bit), 4-bit integers (DLPack 0.6 defines no
+ * packing below a byte: its size rule gives each element a whole byte; so
+ * an i4/u4 tensor is not exported either), negative strides, zero-size dims,
  * memory the CPU cannot address (kDLCUDA, ...: only kDLCPU, kDLCUDAHost,
  * kDLROCMHost, kDLCUDAManaged). The tensor is a TILECOPY_TENSOR_VIEW: a
  * plan writing it writes its elements and nothing between them.

@@ -59,7 +59,7 @@ extern "C" {
 /* ---- version --------------------------------------------------------------- */
 
 #define TILECOPY_VERSION_MAJOR	1
-#define TILECOPY_VERSION_MINOR	1
+#define TILECOPY_VERSION_MINOR	2
 #define TILECOPY_VERSION_PATCH	0
 #define TILECOPY_VERSION_ENCODE(major, minor, patch) \
 	(((major) << 16) | ((minor) << 8) | (patch))
@@ -75,7 +75,7 @@ extern "C" {
  * Thread-safe; cannot fail.
  */
 TILECOPY_API uint32_t tilecopy_version(void);
-/** tilecopy_version_string - the library's version as "major.minor.patch" ("1.1.0"). Thread-safe; cannot fail. */
+/** tilecopy_version_string - the library's version as "major.minor.patch" ("1.2.0"). Thread-safe; cannot fail. */
 TILECOPY_API const char *tilecopy_version_string(void);
 
 /* ---- status ------------------------------------------------------------ */
@@ -127,15 +127,29 @@ typedef enum tilecopy_dtype {
 	TILECOPY_DT_I32,
 	TILECOPY_DT_F64,
 	TILECOPY_DT_I64,
+	/*
+	 * Since 1.2: 4-bit integers, two per byte, the even element in the
+	 * low nibble (MegEngine's and CUDA's order). Shapes, strides and
+	 * offsets inside a layout count elements; a buffer takes the
+	 * elements' bytes rounded up (tilecopy_tensor_bytes); a byte offset
+	 * is in bytes, so element 0 of a tensor starts a byte.
+	 */
+	TILECOPY_DT_I4,		/* -8..7, two's complement */
+	TILECOPY_DT_U4,		/* 0..15 */
 } tilecopy_dtype_t;
 
-/** tilecopy_dtype_size - bytes per element (1, 2, 4 or 8). */
+/**
+ * tilecopy_dtype_size - bytes per element (1, 2, 4 or 8);
+ * TILECOPY_ERR_UNSUPPORTED for i4 and u4 (half a byte: tilecopy_dtype_bits).
+ */
 TILECOPY_API tilecopy_status_t tilecopy_dtype_size(tilecopy_dtype_t dt, size_t *bytes);
+/** tilecopy_dtype_bits - bits per element (4, 8, 16, 32 or 64). Since 1.2. */
+TILECOPY_API tilecopy_status_t tilecopy_dtype_bits(tilecopy_dtype_t dt, size_t *bits);
 /** tilecopy_dtype_name - "f16", ...; a static string. */
 TILECOPY_API tilecopy_status_t tilecopy_dtype_name(tilecopy_dtype_t dt, const char **name);
 /**
- * tilecopy_dtype_parse - "u8|i8|f16|bf16|i16|f32|i32|f64|i64" or long names
- * ("float16", "int8", ...); another name is TILECOPY_ERR_PARSE.
+ * tilecopy_dtype_parse - "u8|i8|f16|bf16|i16|f32|i32|f64|i64|i4|u4" or long
+ * names ("float16", "int8", "int4", ...); another name is TILECOPY_ERR_PARSE.
  */
 TILECOPY_API tilecopy_status_t tilecopy_dtype_parse(tilecopy_dtype_t *dt,
 						    const char *name);
@@ -344,7 +358,8 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_create(tilecopy_tensor_t **out,
  * @strides: NULL for compact row-major (last dim fastest). Stride 0
  *	(broadcast) is allowed; negative strides are refused
  *	(TILECOPY_ERR_UNSUPPORTED: the engine walks memory forward only).
- * @byte_offset: a multiple of the element size.
+ * @byte_offset: a multiple of the element size (any byte for i4, u4).
+ * With TILECOPY_STRIDES_BYTES an i4/u4 stride of b bytes is 2b elements.
  * The tensor is a view (TILECOPY_TENSOR_VIEW): a plan writes its elements
  * and nothing between them.
  */
@@ -418,7 +433,8 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_physical_order(const tilecopy_ten
 /**
  * tilecopy_tensor_bytes - bytes a buffer needs for the tensor: byte offset
  * plus physical size (DirectML's DMLCalcBufferTensorSize rule:
- * (1 + sum((size-1)*stride)) * elem_size).
+ * (1 + sum((size-1)*stride)) * elem_size; for i4 and u4 that many
+ * elements' bytes, rounded up).
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_bytes(const tilecopy_tensor_t *t,
 						     uint64_t *bytes);
@@ -482,6 +498,83 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_create(tilecopy_plan_t **plan,
 						    uint32_t flags);
 TILECOPY_API void tilecopy_plan_destroy(tilecopy_plan_t *plan);
 
+/* ---- dtype-converting plans (since 1.2) --------------------------------- */
+
+/**
+ * tilecopy_convert_params_t - how a plan converts element values while it
+ * changes the layout, as oneDNN's reorder with output scales and zero
+ * points (docs/dtype-conversion.md has every rule). Per element, in
+ * binary32, each step rounded to nearest even and skipped when its
+ * parameter is the identity:
+ *
+ *   dst = E(scale * ((f32)src - src_zero_point) + dst_zero_point)
+ *
+ * E rounds to nearest even: f16 and bf16 as the hardware conversions do,
+ * integers saturated (NaN to the upper bound of a signed type, to 0 of an
+ * unsigned one).
+ *
+ * @struct_size: sizeof(tilecopy_convert_params_t) as the caller's header
+ *	has it; tilecopy_convert_params_init sets it. Later versions append
+ *	fields: a larger struct is accepted when its unknown bytes are 0.
+ * @flags: 0.
+ * @scales: NULL with @nscales 0 (no scaling), else @nscales finite binary32
+ *	factors (NaN or infinite is refused), copied into the plan.
+ * @nscales: 0; 1 (one scale for the whole tensor); or, per channel, the
+ *	extent of logical dim @scale_dim: one scale per index along it
+ *	(oneDNN's output scales with mask 1 << @scale_dim). Any scale other
+ *	than 1.0 makes every element multiplied.
+ * @scale_dim: the logical dim the scales run along, or -1 (per tensor).
+ * @src_zero_point: subtracted from the decoded source (0: no step).
+ * @dst_zero_point: added before encoding (0: no step).
+ */
+typedef struct tilecopy_convert_params {
+	uint32_t struct_size;
+	uint32_t flags;
+	const float *scales;
+	size_t nscales;
+	int32_t scale_dim;
+	int32_t src_zero_point;
+	int32_t dst_zero_point;
+	uint32_t reserved;	/* 0 */
+} tilecopy_convert_params_t;
+
+/**
+ * tilecopy_convert_params_init - @params with struct_size set, no scales
+ * (@scale_dim -1) and zero points 0: a plain conversion. Since 1.2.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_convert_params_init(tilecopy_convert_params_t *params);
+
+/**
+ * tilecopy_plan_create_v2 - tilecopy_plan_create, converting element
+ * values when @params is given. Since 1.2.
+ * @params: NULL: exactly tilecopy_plan_create (different dtypes refused
+ *	unless TILECOPY_PLAN_REINTERPRET). Else the conversion from @src's
+ *	dtype to @dst's, each of f32, f16, bf16, i8, u8, i32, i4, u4, any
+ *	pair (TILECOPY_ERR_UNSUPPORTED for f64, i64, i16); the same dtype
+ *	with all defaults is a copy. Not with TILECOPY_PLAN_REINTERPRET.
+ * The descriptors are typed (struct tilecopy_desc, since 1.2); padding
+ * of the destination is zero-filled as in any plan (0 whatever the zero
+ * point, as oneDNN does). Refused with a message naming the field:
+ * struct_size, flags, scales NULL with nscales > 0 (or given with 0), a NaN
+ * or infinite scale (TILECOPY_ERR_INVALID_ARG), scale_dim outside
+ * -1..rank-1, nscales neither 1 nor the extent of scale_dim
+ * (TILECOPY_ERR_SHAPE_MISMATCH), a channel extent of 2^32 or more
+ * (TILECOPY_ERR_UNSUPPORTED).
+ */
+TILECOPY_API tilecopy_status_t tilecopy_plan_create_v2(tilecopy_plan_t **plan,
+						       const tilecopy_tensor_t *src,
+						       const tilecopy_tensor_t *dst,
+						       const tilecopy_convert_params_t *params,
+						       uint32_t flags);
+
+/**
+ * tilecopy_plan_scales - the plan's per-channel scales (borrowed, valid
+ * while the plan lives; NULL and 0 when it has none): a typed descriptor
+ * with TILECOPY_DESC_CVT_SCALES reads them from byte @scales on. Since 1.2.
+ */
+TILECOPY_API tilecopy_status_t tilecopy_plan_scales(const tilecopy_plan_t *plan,
+						    const float **scales, size_t *count);
+
 /**
  * tilecopy_plan_descs - the descriptors (borrowed, valid while the plan
  * lives), as the engine takes them: struct drm_tilecopy_desc of
@@ -498,6 +591,21 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
 #define TILECOPY_DESC_COPY	1	/* = DRM_TILECOPY_OP_COPY */
 #define TILECOPY_DESC_FILL	2	/* = DRM_TILECOPY_OP_FILL */
 #define TILECOPY_DESC_WRITE64	3	/* = DRM_TILECOPY_OP_WRITE64 */
+/* Since 1.2: element types of a typed descriptor (= DRM_TILECOPY_TYPE_*). */
+#define TILECOPY_DESC_TYPE_NONE	0	/* untyped: elem_size raw bytes */
+#define TILECOPY_DESC_TYPE_F32	1
+#define TILECOPY_DESC_TYPE_F16	2
+#define TILECOPY_DESC_TYPE_BF16	3
+#define TILECOPY_DESC_TYPE_I8	4
+#define TILECOPY_DESC_TYPE_U8	5
+#define TILECOPY_DESC_TYPE_I32	6
+#define TILECOPY_DESC_TYPE_I4	7
+#define TILECOPY_DESC_TYPE_U4	8
+/* cvt_flags (= DRM_TILECOPY_CVT_*): multiply by @scale / by the @scales. */
+#define TILECOPY_DESC_CVT_SCALE		(1u << 0)
+#define TILECOPY_DESC_CVT_SCALES	(1u << 1)
+/* sizeof(struct tilecopy_desc) in 1.1, before the typed fields. */
+#define TILECOPY_DESC_SIZE_1_1	192
 
 /**
  * struct tilecopy_desc - one descriptor of a plan, the fields of the
@@ -507,9 +615,22 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
  * written at @dst + elem_size * sum(i_k * dst_stride[k]), @src and @dst
  * byte offsets into the plan's buffers; FILL writes the low @elem_size
  * bytes of @value.
+ *
+ * Since 1.2, a typed descriptor (a plan converting element types, or
+ * moving i4/u4): @elem_size is 0 and each side has its type (@src_type is
+ * 0 in a FILL); a 4-bit side counts nibbles: element (i0, ...) is nibble
+ * @src_nibble + sum(i_k * src_stride[k]) from the low nibble of the byte
+ * at @src. A COPY converts as docs/dtype-conversion.md says: decode,
+ * minus @src_zp, times the scale (@cvt_flags: TILECOPY_DESC_CVT_SCALE,
+ * the binary32 bits @scale; TILECOPY_DESC_CVT_SCALES,
+ * scales[sum(i_k * scale_stride[k])] of tilecopy_plan_scales starting at
+ * byte @scales), plus @dst_zp, encode. A typed FILL writes the low bits
+ * of @value to each element.
  * @struct_size: Input: sizeof(struct tilecopy_desc) as the caller's header
- *	has it; Output: the bytes filled (fields are only appended; a larger
- *	struct gets its extra bytes zeroed). More than 4096 is refused
+ *	has it (TILECOPY_DESC_SIZE_1_1 for a program built against 1.1: it
+ *	gets the fields up to @dst_stride, and sees elem_size 0 in a typed
+ *	descriptor); Output: the bytes filled (fields are only appended; a
+ *	larger struct gets its extra bytes zeroed). More than 4096 is refused
  *	(TILECOPY_ERR_INVALID_ARG): an unset struct_size, not a struct.
  */
 struct tilecopy_desc {
@@ -521,6 +642,15 @@ struct tilecopy_desc {
 	uint32_t extent[TILECOPY_DESC_MAX_DIMS];
 	uint64_t src_stride[TILECOPY_DESC_MAX_DIMS];
 	uint64_t dst_stride[TILECOPY_DESC_MAX_DIMS];
+	/* since 1.2 */
+	uint8_t src_type, dst_type;	/* TILECOPY_DESC_TYPE_* */
+	uint8_t src_nibble, dst_nibble;	/* 4-bit sides: element 0 in the high nibble */
+	uint32_t cvt_flags;		/* TILECOPY_DESC_CVT_* */
+	int32_t src_zp, dst_zp;
+	uint32_t scale;			/* binary32 bits, with TILECOPY_DESC_CVT_SCALE */
+	uint32_t pad;
+	uint64_t scales;		/* byte offset into the plan's scales */
+	uint32_t scale_stride[TILECOPY_DESC_MAX_DIMS];
 };
 
 /**

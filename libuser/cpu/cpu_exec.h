@@ -10,6 +10,7 @@
 #ifndef TILECOPY_CPU_EXEC_H
 #define TILECOPY_CPU_EXEC_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "tilecopy_accel.h"
@@ -25,24 +26,88 @@
  */
 typedef int (*tc_exec_fn)(const struct drm_tilecopy_desc *descs, size_t n,
 			  const void *src, void *dst);
+/**
+ * tc_exec_scales_fn - tc_exec_fn with the scales typed descriptors
+ * (ABI 1.2) read: a descriptor with DRM_TILECOPY_CVT_SCALES reads them
+ * from byte @scales of it on (a plan's scales). NULL: no descriptor has
+ * that flag (else -EINVAL before anything is written).
+ */
+typedef int (*tc_exec_scales_fn)(const struct drm_tilecopy_desc *descs, size_t n,
+				 const void *src, void *dst, const float *scales);
 
-/** struct tc_cpu_backend - one CPU executor. */
+/**
+ * struct tc_cpu_backend - one CPU executor.
+ * @exec: descriptors without per-channel scales (exec_scales with NULL).
+ * @exec_scales: any descriptors.
+ */
 struct tc_cpu_backend {
 	const char *name;		/* "scalar", "sse2", "avx2", "avx512", "neon" */
 	int (*available)(void);		/* non-zero when this CPU can run it */
 	tc_exec_fn exec;
+	tc_exec_scales_fn exec_scales;
 };
 
 int tc_exec_scalar(const struct drm_tilecopy_desc *descs, size_t n,
 		   const void *src, void *dst);
+int tc_exec_scalar_scales(const struct drm_tilecopy_desc *descs, size_t n,
+			  const void *src, void *dst, const float *scales);
+
+/* ---- typed descriptors (exec_typed.c) ------------------------------------ */
+
+struct tc_cvt;
+struct tc_cvt_kernels;
+
+/*
+ * tc_typed_cvt_init_from - the conversion of typed COPY @d
+ * (tc_cvt_desc_init()) from elements of @src_type instead of its own: the
+ * second half of a conversion split at binary32. @return 0 or -EINVAL.
+ */
+int tc_typed_cvt_init_from(struct tc_cvt *cv, const struct drm_tilecopy_desc *d,
+			   const struct tc_cvt_kernels *k, unsigned int src_type);
+/*
+ * tc_typed_as_untyped - a typed descriptor that only moves bytes (a COPY
+ * of one byte-sized type, no zero point, no scale; a FILL of a byte-sized
+ * type) as the untyped one doing the same into @out: 1, else 0.
+ */
+int tc_typed_as_untyped(const struct drm_tilecopy_desc *d,
+			struct drm_tilecopy_desc *out);
+/* tc_typed_copy_ref - typed COPY @d with @cv, in the descriptor's order. */
+void tc_typed_copy_ref(const struct tc_cvt *cv, const struct drm_tilecopy_desc *d,
+		       const void *src, void *dst, const float *scales);
+/* tc_typed_fill4 - a typed FILL of a 4-bit type. */
+void tc_typed_fill4(const struct drm_tilecopy_desc *d, void *dst);
+/* tc_typed_scales_ok - @d does not need scales, or has them. */
+int tc_typed_scales_ok(const struct drm_tilecopy_desc *d, const float *scales);
 
 /**
- * tc_desc_check - validate one descriptor against buffer sizes.
+ * tc_desc_type_bits - bits of one element of &enum drm_tilecopy_type @type:
+ * 32, 16, 8 or 4; 0 for TYPE_NONE and unknown types.
+ */
+static inline unsigned int tc_desc_type_bits(unsigned int type)
+{
+	static const unsigned char bits[] = {
+		[DRM_TILECOPY_TYPE_F32] = 32, [DRM_TILECOPY_TYPE_F16] = 16,
+		[DRM_TILECOPY_TYPE_BF16] = 16, [DRM_TILECOPY_TYPE_I8] = 8,
+		[DRM_TILECOPY_TYPE_U8] = 8, [DRM_TILECOPY_TYPE_I32] = 32,
+		[DRM_TILECOPY_TYPE_I4] = 4, [DRM_TILECOPY_TYPE_U4] = 4,
+	};
+
+	return type < sizeof(bits) ? bits[type] : 0;
+}
+
+/**
+ * tc_desc_check_v2 - validate one descriptor against buffer sizes.
  * @src_size, @dst_size: bytes available at the source and destination.
+ * @scales_size: bytes of the plan's scales (DRM_TILECOPY_CVT_SCALES: @scales
+ *	is a byte offset into them).
  * @field: on failure, set to the name of the offending field.
  * @return 0, or -EINVAL (malformed), -ERANGE (outside a buffer),
  *         -EOVERFLOW (footprint does not fit in 64 bits).
  */
+int tc_desc_check_v2(const struct drm_tilecopy_desc *d, size_t src_size,
+		     size_t dst_size, size_t scales_size, const char **field);
+
+/* tc_desc_check - tc_desc_check_v2() without scales (@scales_size 0). */
 int tc_desc_check(const struct drm_tilecopy_desc *d, size_t src_size,
 		  size_t dst_size, const char **field);
 
@@ -73,13 +138,50 @@ int tc_desc_list_check(const struct drm_tilecopy_desc *d, size_t n,
 		       size_t src_size, size_t dst_size, __u64 max_elems,
 		       size_t *bad, const char **field);
 
+/* tc_desc_list_check_v2 - tc_desc_list_check() with the plan's scales. */
+int tc_desc_list_check_v2(const struct drm_tilecopy_desc *d, size_t n,
+			  size_t src_size, size_t dst_size, size_t scales_size,
+			  __u64 max_elems, size_t *bad, const char **field);
+
 /**
- * tc_desc_footprint - bytes spanned from the base address: 1 + the offset of
- * the last element, times elem_size, computed with the given strides.
+ * tc_desc_side_footprint - bytes spanned from the source (@src_side) or
+ * destination address: with L = sum((extent[k] - 1) * stride[k]), L + 1
+ * elements of the side's size (its type's, or elem_size untyped), or for a
+ * 4-bit side ceil((nibble + L + 1) / 2) bytes.
  * @return 0, or -EOVERFLOW.
+ */
+int tc_desc_side_footprint(const struct drm_tilecopy_desc *d, int src_side,
+			   __u64 *bytes);
+
+/**
+ * tc_desc_footprint - tc_desc_side_footprint() of the side whose strides
+ * @stride is (d->src_stride: the source; anything else: the destination).
  */
 int tc_desc_footprint(const struct drm_tilecopy_desc *d, const __u64 *stride,
 		      __u64 *bytes);
+
+/**
+ * tc_desc_scales_footprint - bytes of scales a DRM_TILECOPY_CVT_SCALES
+ * descriptor reads from @scales: 4 * (1 + sum((extent[k] - 1) *
+ * scale_stride[k])). Inline: the device library checks a plan's scales
+ * with it too.
+ * @return 0, or -EOVERFLOW.
+ */
+static inline int tc_desc_scales_footprint(const struct drm_tilecopy_desc *d, __u64 *bytes)
+{
+	__u64 last = 0, t;
+
+	for (int k = 0; k < d->ndims && k < DRM_TILECOPY_MAX_DIMS; k++) {
+		if (__builtin_mul_overflow((__u64)d->extent[k] - 1,
+					   (__u64)d->scale_stride[k], &t) ||
+		    __builtin_add_overflow(last, t, &last))
+			return -EOVERFLOW;
+	}
+	if (__builtin_add_overflow(last, 1, &last) ||
+	    __builtin_mul_overflow(last, (__u64)4, bytes))
+		return -EOVERFLOW;
+	return 0;
+}
 
 /**
  * tc_cpu_backend_get - the executor to use: @name ("scalar", "sse2", "avx2",

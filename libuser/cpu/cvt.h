@@ -103,9 +103,22 @@ typedef void tc_cvt_affine_fn(float *dst, const float *src, size_t n,
 			      const struct tc_cvt_affine *a,
 			      const float *scale, ptrdiff_t scale_stride);
 
+/*
+ * A transpose fused with a conversion from binary32 (a dtype-converting
+ * NCHW -> NHWC): element (r, c) of a @rows x @cols block of binary32, read
+ * at src[r * sld + c], goes through the steps of @a with the scale
+ * scale[r * scale_stride] (0: one scale; 1: one a row, the channel of an
+ * NHWC destination) and is encoded to element c * dld + r of @dst (a
+ * byte-sized kind). The bits are tc_cvt_run()'s.
+ */
+typedef void tc_cvt_tr_encode_fn(void *dst, size_t dld, const float *src, size_t sld,
+				 size_t rows, size_t cols, const struct tc_cvt_affine *a,
+				 const float *scale, ptrdiff_t scale_stride);
+
 /**
  * struct tc_cvt_kernels - one kernel set. A NULL entry falls back to the
  * scalar kernel, so a set only carries what its instructions improve.
+ * @tr_encode: optional (NULL: none; no scalar fallback), by kind.
  */
 struct tc_cvt_kernels {
 	const char *name;
@@ -113,6 +126,7 @@ struct tc_cvt_kernels {
 	tc_cvt_decode_fn *decode[TC_CVT_NKINDS];	/* kind -> f32 */
 	tc_cvt_encode_fn *encode[TC_CVT_NKINDS];	/* f32 -> kind */
 	tc_cvt_affine_fn *affine;
+	tc_cvt_tr_encode_fn *tr_encode[TC_CVT_NKINDS];
 };
 
 /**
@@ -235,6 +249,10 @@ extern const struct tc_cvt_kernels tc_cvt_avx512bf16;
  * Callers also check "avx2" or "avx512f", which covers the OS saving YMM.
  */
 int tc_cvt_cpu_has_f16c(void);
+/* cvt_avx2.c: 8 x 8 register transposes encoding to f16, bf16, i8, u8;
+ * the AVX-512 sets take them too (every AVX-512 CPU has AVX2 and F16C). */
+tc_cvt_tr_encode_fn tc_cvt_avx2_tr_f16, tc_cvt_avx2_tr_bf16, tc_cvt_avx2_tr_i8,
+		    tc_cvt_avx2_tr_u8;
 #endif
 #if defined(__aarch64__)
 extern const struct tc_cvt_kernels tc_cvt_neon;

@@ -298,6 +298,12 @@ static int avx512bf16_available(void)
 			[TC_CVT_U4] = avx512_encode_u4,			\
 		},							\
 		.affine = avx512_affine,				\
+		.tr_encode = {						\
+			[TC_CVT_F16] = tc_cvt_avx2_tr_f16,		\
+			[TC_CVT_BF16] = tc_cvt_avx2_tr_bf16,		\
+			[TC_CVT_I8] = tc_cvt_avx2_tr_i8,		\
+			[TC_CVT_U8] = tc_cvt_avx2_tr_u8,		\
+		},							\
 	}
 
 const struct tc_cvt_kernels tc_cvt_avx512 =

@@ -31,6 +31,7 @@ static const struct tc_cpu_backend tc_backend_scalar = {
 	.name = "scalar",
 	.available = scalar_available,
 	.exec = tc_exec_scalar,
+	.exec_scales = tc_exec_scalar_scales,
 };
 
 /* Best first: the first available entry is the default. */

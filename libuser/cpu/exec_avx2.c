@@ -236,6 +236,7 @@ static void avx2_sfence(void)
 }
 
 static const struct tc_kernels avx2_kernels = {
+	.name = "avx2",
 	.copy = avx2_copy,
 	.fill = avx2_fill,
 	.runs = avx2_runs,
@@ -245,11 +246,7 @@ static const struct tc_kernels avx2_kernels = {
 	.sfence = avx2_sfence,
 };
 
-static int avx2_exec(const struct drm_tilecopy_desc *descs, size_t n,
-		     const void *src, void *dst)
-{
-	return tc_exec_kernels(&avx2_kernels, descs, n, src, dst);
-}
+TC_DEFINE_EXEC(avx2_exec, avx2_kernels)
 
 static int avx2_available(void)
 {
@@ -261,4 +258,5 @@ const struct tc_cpu_backend tc_backend_avx2 = {
 	.name = "avx2",
 	.available = avx2_available,
 	.exec = avx2_exec,
+	.exec_scales = avx2_exec_scales,
 };

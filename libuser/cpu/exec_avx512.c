@@ -456,6 +456,7 @@ static void avx512_sfence(void)
 }
 
 static const struct tc_kernels avx512_kernels = {
+	.name = "avx512",
 	.copy = avx512_copy,
 	.fill = avx512_fill,
 	.runs = avx512_runs,
@@ -466,11 +467,7 @@ static const struct tc_kernels avx512_kernels = {
 	.sfence = avx512_sfence,
 };
 
-static int avx512_exec(const struct drm_tilecopy_desc *descs, size_t n,
-		       const void *src, void *dst)
-{
-	return tc_exec_kernels(&avx512_kernels, descs, n, src, dst);
-}
+TC_DEFINE_EXEC(avx512_exec, avx512_kernels)
 
 static int avx512_available(void)
 {
@@ -484,4 +481,5 @@ const struct tc_cpu_backend tc_backend_avx512 = {
 	.name = "avx512",
 	.available = avx512_available,
 	.exec = avx512_exec,
+	.exec_scales = avx512_exec_scales,
 };

@@ -161,6 +161,7 @@ static void neon_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 }
 
 static const struct tc_kernels neon_kernels = {
+	.name = "neon",
 	.copy = neon_copy,
 	.fill = neon_fill,
 	.runs = neon_runs,
@@ -170,11 +171,7 @@ static const struct tc_kernels neon_kernels = {
 	.sfence = NULL,
 };
 
-static int neon_exec(const struct drm_tilecopy_desc *descs, size_t n,
-		     const void *src, void *dst)
-{
-	return tc_exec_kernels(&neon_kernels, descs, n, src, dst);
-}
+TC_DEFINE_EXEC(neon_exec, neon_kernels)
 
 static int neon_available(void)
 {
@@ -185,4 +182,5 @@ const struct tc_cpu_backend tc_backend_neon = {
 	.name = "neon",
 	.available = neon_available,
 	.exec = neon_exec,
+	.exec_scales = neon_exec_scales,
 };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cpu_exec.h"
+#include "cvt_desc.h"
 
 static void tc_scalar_copy(const struct drm_tilecopy_desc *d,
 			   const unsigned char *src, unsigned char *dst)
@@ -58,12 +59,44 @@ static void tc_scalar_fill(const struct drm_tilecopy_desc *d, unsigned char *dst
 	}
 }
 
-int tc_exec_scalar(const struct drm_tilecopy_desc *descs, size_t n,
-		   const void *src, void *dst)
+/*
+ * A typed descriptor (ABI 1.2): the scalar conversion kernels, one run of
+ * dim 0 at a time; byte-moving ones as their untyped twins.
+ */
+static int tc_scalar_typed(const struct drm_tilecopy_desc *d, const void *src,
+			   void *dst, const float *scales)
 {
+	struct drm_tilecopy_desc u;
+	struct tc_cvt cv;
+
+	if (tc_typed_as_untyped(d, &u))
+		return tc_exec_scalar(&u, 1, src, dst);
+	if (d->op == DRM_TILECOPY_OP_FILL) {
+		tc_typed_fill4(d, dst);
+		return 0;
+	}
+	if (d->op != DRM_TILECOPY_OP_COPY || tc_cvt_desc_init(&cv, d, &tc_cvt_scalar))
+		return -EINVAL;
+	tc_typed_copy_ref(&cv, d, src, dst, scales);
+	return 0;
+}
+
+int tc_exec_scalar_scales(const struct drm_tilecopy_desc *descs, size_t n,
+			  const void *src, void *dst, const float *scales)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!tc_typed_scales_ok(&descs[i], scales))
+			return -EINVAL;
 	for (size_t i = 0; i < n; i++) {
 		const struct drm_tilecopy_desc *d = &descs[i];
+		int ret;
 
+		if (d->src_type || d->dst_type) {
+			ret = tc_scalar_typed(d, src, dst, scales);
+			if (ret)
+				return ret;
+			continue;
+		}
 		switch (d->op) {
 		case DRM_TILECOPY_OP_COPY:
 			tc_scalar_copy(d, src, dst);
@@ -81,4 +114,10 @@ int tc_exec_scalar(const struct drm_tilecopy_desc *descs, size_t n,
 		}
 	}
 	return 0;
+}
+
+int tc_exec_scalar(const struct drm_tilecopy_desc *descs, size_t n,
+		   const void *src, void *dst)
+{
+	return tc_exec_scalar_scales(descs, n, src, dst, NULL);
 }

@@ -124,6 +124,7 @@ static void sse2_sfence(void)
 }
 
 static const struct tc_kernels sse2_kernels = {
+	.name = "sse2",
 	.copy = sse2_copy,
 	.fill = sse2_fill,
 	.runs = sse2_runs,
@@ -131,11 +132,7 @@ static const struct tc_kernels sse2_kernels = {
 	.sfence = sse2_sfence,
 };
 
-static int sse2_exec(const struct drm_tilecopy_desc *descs, size_t n,
-		     const void *src, void *dst)
-{
-	return tc_exec_kernels(&sse2_kernels, descs, n, src, dst);
-}
+TC_DEFINE_EXEC(sse2_exec, sse2_kernels)
 
 static int sse2_available(void)
 {
@@ -147,4 +144,5 @@ const struct tc_cpu_backend tc_backend_sse2 = {
 	.name = "sse2",
 	.available = sse2_available,
 	.exec = sse2_exec,
+	.exec_scales = sse2_exec_scales,
 };

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/cpu_exec.h"
 #include "cpu/pattern.h"
 #include "cpu/pool.h"
 
@@ -1049,20 +1050,42 @@ static size_t tc_fuse_find(const struct tc_kernels *k,
 	return 0;
 }
 
+/*
+ * A typed descriptor: a byte copy as its untyped twin (every fast path of
+ * this file), anything else converted (pattern_typed.c).
+ */
+static int tc_exec_typed(const struct tc_kernels *k, const struct drm_tilecopy_desc *d,
+			 const void *src, void *dst, const float *scales, unsigned nthr)
+{
+	struct drm_tilecopy_desc u;
+
+	if (tc_typed_as_untyped(d, &u))
+		return tc_exec_kernels(k, &u, 1, src, dst, NULL);
+	return tc_typed_exec(k, d, src, dst, scales, nthr);
+}
+
 int tc_exec_kernels(const struct tc_kernels *k,
 		    const struct drm_tilecopy_desc *descs, size_t n,
-		    const void *src, void *dst)
+		    const void *src, void *dst, const float *scales)
 {
 	unsigned nthr = tc_pool_threads();
 	uint64_t fused = 0;	/* bit b: descs[i + b] ran fused with a FILL */
 	size_t i, j;
 
+	for (i = 0; i < n; i++)
+		if (!tc_typed_scales_ok(&descs[i], scales))
+			return -EINVAL;
 	for (i = 0; i < n; i++, fused >>= 1) {
 		const struct drm_tilecopy_desc *d = &descs[i];
 		struct tc_op op;
 
 		if (fused & 1)
 			continue;
+		if (d->src_type || d->dst_type) {
+			if (tc_exec_typed(k, d, src, dst, scales, nthr))
+				return -EINVAL;
+			continue;
+		}
 		switch (d->op) {
 		case DRM_TILECOPY_OP_WRITE64:
 			memcpy((char *)dst + d->dst, &d->value, 8);

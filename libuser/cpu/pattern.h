@@ -85,6 +85,7 @@ int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
  * @sfence: orders non-temporal stores (NULL when @copy never uses them).
  */
 struct tc_kernels {
+	const char *name;	/* the executor's: its conversion kernels (tc_cvt_for_executor) */
 	void (*copy)(char *dst, const char *src, size_t bytes, int nt);
 	void (*fill)(char *dst, const unsigned char pat[64], size_t bytes, int nt);
 	void (*runs)(char *dst, size_t dld, const char *src, size_t sld,
@@ -99,10 +100,57 @@ struct tc_kernels {
 	void (*sfence)(void);
 };
 
-/** tc_exec_kernels - run @n descriptors with the kernels @k. */
+/**
+ * tc_exec_kernels - run @n descriptors with the kernels @k; @scales as
+ * tc_exec_scales_fn (cpu_exec.h) says.
+ */
 int tc_exec_kernels(const struct tc_kernels *k,
 		    const struct drm_tilecopy_desc *descs, size_t n,
-		    const void *src, void *dst);
+		    const void *src, void *dst, const float *scales);
+
+/*
+ * TC_DEFINE_EXEC - an executor's two entry points (struct tc_cpu_backend):
+ * @fn (no scales) and @fn_scales, over the kernels @k.
+ */
+#define TC_DEFINE_EXEC(fn, k)						\
+static int fn##_scales(const struct drm_tilecopy_desc *descs, size_t n,	\
+		       const void *src, void *dst, const float *scales)	\
+{									\
+	return tc_exec_kernels(&(k), descs, n, src, dst, scales);	\
+}									\
+static int fn(const struct drm_tilecopy_desc *descs, size_t n,		\
+	      const void *src, void *dst)				\
+{									\
+	return fn##_scales(descs, n, src, dst, NULL);			\
+}
+
+struct tc_cvt_kernels;
+
+/*
+ * tc_cvt_for_executor - the conversion kernel set executor @exec uses:
+ * avx512 -> avx512bf16 or avx512, avx2 -> avx2, sse2 -> scalar, neon ->
+ * neonbf16 or neon (the first this CPU runs), anything else scalar.
+ */
+const struct tc_cvt_kernels *tc_cvt_for_executor(const char *exec);
+
+/*
+ * tc_typed_exec - a typed descriptor (ABI 1.2) that is more than a byte
+ * copy (tc_typed_as_untyped said no), on up to @nthr threads.
+ * @return 0, or -EINVAL for an op or types it cannot run.
+ */
+int tc_typed_exec(const struct tc_kernels *k, const struct drm_tilecopy_desc *d,
+		  const void *src, void *dst, const float *scales, unsigned nthr);
+
+/*
+ * tc_typed_cuts - where a typed COPY is cut into up to @n parts for
+ * threads: along a dim of @ext indices, @stride elements apart, the
+ * outermost of a destination whose other dims span @inner elements, from
+ * element @first of the base. @cut[0..m] are the parts' bounds (cut[0] 0,
+ * cut[m] @ext); for @bits 4 no two parts write nibbles of one byte.
+ * @return m, the number of parts (1: no cut is safe).
+ */
+unsigned tc_typed_cuts(int64_t first, int64_t stride, int64_t ext, int64_t inner,
+		       unsigned int bits, unsigned n, int64_t *cut);
 
 /**
  * tc_transpose_scalar - the element loop of a transpose block (edges),

@@ -97,6 +97,14 @@ $(ARM64_GUEST)/test_layouts: tests/guest/test_layouts.c $(ARM64_GUEST_HDRS) $(AR
 	$(ARM64_CC) $(ARM64_CPPFLAGS) $(ARM64_CFLAGS) -I$(TOP)/tests/guest -o $@ $< \
 		tests/guest/tc_guest.c $(ARM64_CHECK_LIBS) $(ARM64_SDK_LIBS)
 
+# typed descriptors against the library's conversion reference (and the SDK)
+$(ARM64_GUEST)/test_convert: tests/guest/test_convert.c $(ARM64_GUEST_HDRS) tests/typed_ref.h \
+		libuser/cpu/cvt_scalar.c libuser/cpu/cvt_desc.c $(ARM64_LIB_A)
+	@mkdir -p $(dir $@)
+	$(ARM64_CC) $(ARM64_CPPFLAGS) $(ARM64_CFLAGS) -ffp-contract=off -I$(TOP)/tests/guest -o $@ $< \
+		tests/guest/tc_guest.c libuser/cpu/cvt_scalar.c libuser/cpu/cvt_desc.c \
+		$(ARM64_CHECK_LIBS) $(ARM64_SDK_LIBS)
+
 $(ARM64_DIR)/driver/tc_drv_smoke: driver/tests/tc_drv_smoke.c include/uapi/drm/tilecopy_accel.h
 	@mkdir -p $(dir $@)
 	$(ARM64_CC) $(ARM64_CPPFLAGS) $(ARM64_CFLAGS) -o $@ $< $(ARM64_DRM_LIBS)
@@ -106,7 +114,7 @@ $(ARM64_DIR)/tests/sdk/%: tests/sdk/%.c $(ARM64_LIB_A) tests/unit/tc_test.h
 	$(ARM64_CC) $(ARM64_CPPFLAGS) $(ARM64_CFLAGS) -o $@ $< \
 		$(ARM64_CHECK_LIBS) $(ARM64_SDK_LIBS)
 
-ARM64_BINS := $(ARM64_GUEST)/test_ioctl $(ARM64_GUEST)/test_recovery \
+ARM64_BINS := $(ARM64_GUEST)/test_ioctl $(ARM64_GUEST)/test_recovery $(ARM64_GUEST)/test_convert \
 	      $(ARM64_GUEST)/test_layouts $(ARM64_DIR)/driver/tc_drv_smoke \
 	      $(ARM64_DIR)/tests/sdk/test_device $(ARM64_DIR)/tests/sdk/bench_device $(ARM64_CLI)
 

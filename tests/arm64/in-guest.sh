@@ -6,7 +6,8 @@
 #     A     the cross-built tree (build/arm64: tests/guest/, tests/sdk/,
 #           driver/tc_drv_smoke, bin/tilecopy)
 #     PART  msix      2 engines, MSI-X through the GICv3 ITS: the driver
-#                     smoke test, the uAPI suite, every layout pair on the
+#                     smoke test, the uAPI suite, typed descriptors
+#                     (conversions) against the CPU reference, every layout pair on the
 #                     engine against NEON, the SDK suite, forced resets
 #           intx      no MSI controller: the same driver on the INTx line
 #           fallback  engines present, module not loaded: the SDK and the
@@ -70,6 +71,7 @@ msix)
 	run "CPU path is NEON" neon_is_default
 	run "driver smoke test" "$A/driver/tc_drv_smoke"
 	run "uAPI suite (test_ioctl)" "$A/tests/guest/test_ioctl"
+	run "typed descriptors vs the CPU reference (test_convert)" "$A/tests/guest/test_convert"
 	run "every layout pair, engine vs NEON" env TC_REF_CPU=neon "$A/tests/guest/test_layouts"
 	run "SDK device backend (test_device)" env TC_SDK_MODE=normal "$A/tests/sdk/test_device"
 	run "forced reset with jobs in flight" "$A/tests/guest/test_recovery"

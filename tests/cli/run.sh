@@ -146,12 +146,14 @@ $T plan --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC --block 4x4 >/dev/null
 expect block/neither/exit 1 $?
 grep -q "neither NCHW nor NHWC takes it" "$tmp/err" && ok block/neither/message ||
 	bad block/neither/message "$(cat "$tmp/err")"
-# dtypes: a mismatch is refused, --reinterpret allows same-size bits
-$T convert --shape 2x20x3x5 --from-dtype f32 --to-dtype i32 --from NCHW --to NHWC "$tmp/in" "$tmp/x" 2>"$tmp/err"
-expect dtype/mismatch/exit 1 $?
-grep -q -- "--reinterpret" "$tmp/err" && ok dtype/mismatch/says-reinterpret || bad dtype/mismatch/says-reinterpret "$(cat "$tmp/err")"
+# dtypes: different ones convert the values (since 1.2), --reinterpret
+# copies same-size bits instead
 $T convert --shape 2x20x3x5 --from-dtype f32 --to-dtype i32 --reinterpret --from NCHW --to NHWC "$tmp/in" "$tmp/x"
 expect dtype/reinterpret 0 $?
+$T convert --shape 2x20x3x5 --from-dtype f32 --to-dtype f16 --reinterpret --from NCHW --to NHWC "$tmp/in" "$tmp/x" 2>"$tmp/err"
+expect dtype/reinterpret-size/exit 1 $?
+grep -q "element size 2 (f16) differs" "$tmp/err" && ok dtype/reinterpret-size/message ||
+	bad dtype/reinterpret-size/message "$(cat "$tmp/err")"
 # - for standard input and output
 $T convert --shape 2x3x4x5 --dtype f16 --from NCHW --to NHWC - - < "$tmp/in2" > "$tmp/o6"
 cmp -s "$tmp/o2" "$tmp/o6" && ok convert/stdin-stdout || bad convert/stdin-stdout
@@ -405,6 +407,101 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=8k tmpfs "$tmp/r2mnt" 2>/dev/nul
 else
 	echo "skip r2/enospc, r2/bind-mount: not root, or tmpfs cannot be mounted here"
 fi
+
+# ---- dtype conversion (issue 14) --------------------------------------------
+# f32 values that are exact, rounding ties and specials, as raw bytes
+python3 -c "
+import struct, random
+random.seed(3)
+v = [random.uniform(-300, 300) for _ in range(2*20*3*5 - 6)] + [0.5, 1.5, 2.5, -0.0, 1e30, -1e-40]
+open('$tmp/f32', 'wb').write(struct.pack('<%df' % len(v), *v))"
+# python references: bf16 round to nearest even; int8 round half even, saturated
+refcv() { python3 - "$tmp/f32" "$@" <<'PY'
+import struct, sys, math, hashlib
+path, kind, fmt = sys.argv[1], sys.argv[2], sys.argv[3]
+scale = float(sys.argv[4]); zp = int(sys.argv[5]); chan = sys.argv[6:]
+d = open(path, 'rb').read(); N, C, H, W = 2, 20, 3, 5
+f = struct.unpack('<%df' % (N*C*H*W), d)
+def bf16(x):
+    u = struct.unpack('<I', struct.pack('<f', x))[0]
+    if (u & 0x7f800000) == 0: return (u >> 16) & 0x8000
+    return ((u + 0x7fff + ((u >> 16) & 1)) >> 16) & 0xffff
+def f32(x): return struct.unpack('<f', struct.pack('<f', x))[0]
+def i8(x): return max(-128, min(127, round(x)))
+out = {}
+for n in range(N):
+  for c in range(C):
+    for h in range(H):
+      for w in range(W):
+        x = f[((n*C+c)*H+h)*W+w]
+        s = float(chan[c]) if chan else scale
+        if s != 1.0: x = f32(x * f32(s))
+        if zp: x = f32(x + zp)
+        t = ((n*H+h)*W+w)*C+c if fmt == 'NHWC' else ((n*C+c)*H+h)*W+w
+        out[t] = bf16(x) if kind == 'bf16' else i8(x) & 0xff
+b = b''.join(struct.pack('<H' if kind == 'bf16' else '<B', out[t]) for t in range(len(out)))
+print(hashlib.sha1(b).hexdigest())
+PY
+}
+$T convert --shape 2x20x3x5 --dtype f32 --to-dtype bf16 --from NCHW --to NHWC "$tmp/f32" "$tmp/bf"
+expect cvt/f32-bf16/exit 0 $?
+expect cvt/f32-bf16/reference "$(refcv bf16 NHWC 1 0)" "$(sha1sum < "$tmp/bf" | cut -d' ' -f1)"
+$T convert --shape 2x20x3x5 --dtype f32 --to-dtype i8 --scale 0.37 --zero-point 3 --from NCHW --to NCHW "$tmp/f32" "$tmp/q"
+expect cvt/quantize/exit 0 $?
+expect cvt/quantize/reference "$(refcv i8 NCHW 0.37 3)" "$(sha1sum < "$tmp/q" | cut -d' ' -f1)"
+python3 -c "print(', '.join(str(0.25 * (c + 1) - 2) for c in range(20)))" > "$tmp/scales"
+$T convert --shape 2x20x3x5 --dtype f32 --to-dtype i8 --scales "$tmp/scales" --scale-dim 1 --from NCHW --to NHWC "$tmp/f32" "$tmp/qc"
+expect cvt/per-channel/exit 0 $?
+expect cvt/per-channel/reference "$(refcv i8 NHWC 1 0 $(tr -d , < "$tmp/scales"))" "$(sha1sum < "$tmp/qc" | cut -d' ' -f1)"
+# dequantize back: i8 -> f32 with the same scale, then NCHW again
+$T convert --shape 2x20x3x5 --dtype i8 --to-dtype f32 --src-zero-point 3 --scale 2 --from NCHW --to NHWC "$tmp/q" "$tmp/dq"
+expect cvt/dequantize/exit 0 $?
+expect cvt/dequantize/size $((2 * 20 * 3 * 5 * 4)) "$(stat -c %s "$tmp/dq")"
+$T plan --shape 2x20x3x5 --dtype f32 --to-dtype bf16 --from NCHW --to nChw16c | grep -q "COPY  f32>bf16" &&
+	ok cvt/plan/typed-descriptor || bad cvt/plan/typed-descriptor
+# refused, naming the field or the option
+cvbad() { name=$1 want=$2; shift 2
+	$T convert --shape 2x20x3x5 --dtype f32 --from NCHW --to NHWC "$@" "$tmp/f32" "$tmp/never" 2>"$tmp/err"
+	expect "cvt/refused/$name/exit" 1 $?
+	grep -q -- "$want" "$tmp/err" && ok "cvt/refused/$name/message" ||
+		bad "cvt/refused/$name/message" "$(cat "$tmp/err")"
+	[ ! -e "$tmp/never" ] || bad "cvt/refused/$name/nothing-written"
+}
+cvbad nan-scale "params->scales\[0\]: NaN" --to-dtype i8 --scale nan
+cvbad not-a-number "--scale: 'abc' is not a number" --to-dtype i8 --scale abc
+cvbad scales-without-dim "--scales needs --scale-dim" --to-dtype i8 --scales "$tmp/scales"
+echo "1, 2, 3" > "$tmp/scales3"
+cvbad nscales "params->nscales: 3, but dim 1 (scale_dim) has extent 20" --to-dtype i8 --scales "$tmp/scales3" --scale-dim 1
+cvbad scale-dim "params->scale_dim: 7 outside -1..3" --to-dtype i8 --scales "$tmp/scales3" --scale-dim 7
+echo "1, x" > "$tmp/scalesx"
+cvbad scales-text "scale 1, 'x', is not a number" --to-dtype i8 --scales "$tmp/scalesx" --scale-dim 1
+cvbad zero-point "--zero-point: '1.5' is not an integer" --to-dtype u8 --zero-point 1.5
+cvbad reinterpret "--reinterpret copies bits" --to-dtype i32 --reinterpret --scale 2
+cvbad f64 "dst: dtype f64 cannot be converted" --to-dtype f64
+# int4: layout sizes, and NCHW <-> NCHW64 with odd C round trips, padding 0
+expect i4/layout/size "physical size: 53 bytes (105 elements of 4 bits, two a byte)" \
+	"$($T layout NCHW --shape 1x3x5x7 --dtype i4 | tail -1)"
+rand "$tmp/i4" 53
+$T convert --shape 1x3x5x7 --dtype i4 --from NCHW --to NCHW64 "$tmp/i4" "$tmp/i4b" &&
+	$T convert --shape 1x3x5x7 --dtype i4 --from NCHW64 --to NCHW "$tmp/i4b" "$tmp/i4c"
+expect i4/roundtrip/exit 0 $?
+expect i4/nchw64/size $((35 * 32)) "$(stat -c %s "$tmp/i4b")"
+# the 105th nibble (the last byte's high one) is outside the tensor: not carried
+python3 -c "
+a = open('$tmp/i4', 'rb').read(); c = open('$tmp/i4c', 'rb').read()
+assert a[:52] == c[:52] and (a[52] & 15) == (c[52] & 15), 'differs'
+b = open('$tmp/i4b', 'rb').read()
+assert all(b[p * 32 + 1] >> 4 == 0 and not any(b[p * 32 + 2:p * 32 + 32]) for p in range(35)), 'padding'
+" && ok i4/roundtrip/bytes-and-padding || bad i4/roundtrip/bytes-and-padding
+$T convert --shape 1x3x5x7 --dtype i4 --to-dtype i8 --from NCHW --to NHWC "$tmp/i4" "$tmp/i4i8"
+python3 -c "
+a = open('$tmp/i4', 'rb').read(); o = open('$tmp/i4i8', 'rb').read()
+nib = lambda e: (a[e >> 1] >> (4 * (e & 1))) & 15
+for c in range(3):
+  for p in range(35):
+    v = nib(c * 35 + p); v = v - 16 if v > 7 else v
+    assert (o[p * 3 + c] ^ 0x80) - 0x80 == v, (c, p)
+" && ok i4/to-i8/sign-extended || bad i4/to-i8/sign-extended
 
 # Review 2 B4: a bad $TILECOPY_THREADS / $TILECOPY_AFFINITY is refused by
 # name, never taken as something else

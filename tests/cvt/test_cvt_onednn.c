@@ -15,22 +15,9 @@
  * every kernel set this CPU runs. Every element must have oneDNN's bits.
  *
  * Three oneDNN behaviours are not copied (docs/dtype-conversion.md). Each
- * is modelled exactly here, so that the element must still have the bits
- * the model predicts, and counted separately:
- *   ref-signed-zero  oneDNN's only f16 reorder is its reference, which
- *                    computes scale * (x - zp) + zp even when they are 1
- *                    and 0: a -0 result becomes +0 and a signalling NaN
- *                    is quieted even in an f16 -> f16 copy. Its bf16
- *                    reorders are the reference too on a CPU without
- *                    AVX-512 (simple:any, not jit:uni), and then also
- *                    flush a bf16 denormal in a bf16 -> bf16 copy;
- *   ref-nan-int      that reference (bf16 -> s8/s32 there) rounds a NaN
- *                    with nearbyintf, to INT32_MIN, narrowed: 0 for s8;
- *   bf16-int-nosat   bf16 -> s8/u8 without scale or zero point skips the
- *                    saturation step of the JIT: NaN and |x| >= 2^31 come
- *                    out as INT32_MIN narrowed (-128 for s8, 0 for u8);
- *   s32-zp-wrap      s32 -> s32 with zero points only wraps around on
- *                    overflow, tilecopy saturates.
+ * is modelled exactly (onednn_model.h: ref-signed-zero, bf16-int-nosat,
+ * s32-zp-wrap), so that the element must still have the bits the model
+ * predicts, and counted separately.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -41,6 +28,7 @@
 #include <string.h>
 
 #include "cvt_test.h"
+#include "onednn_model.h"
 
 #define NKINDS_DNNL 6	/* f32 f16 bf16 i8 u8 i32: the first six kinds */
 
@@ -51,11 +39,6 @@ static const dnnl_data_type_t dnnl_type[NKINDS_DNNL] = {
 
 static const char *const dnnl_name[NKINDS_DNNL] = {
 	"f32", "f16", "bf16", "s8", "u8", "s32",
-};
-
-enum defect { D_NONE, D_REF_SIGNED_ZERO, D_REF_NAN_INT, D_BF16_NOSAT, D_S32_WRAP, D_COUNT };
-static const char *const defect_name[D_COUNT] = {
-	"", "ref-signed-zero", "ref-nan-int", "bf16-int-nosat", "s32-zp-wrap",
 };
 
 static dnnl_engine_t eng;
@@ -202,18 +185,7 @@ static void ours_run(const struct ccase *c, const struct tc_cvt_kernels *k, void
 
 /* ---- what oneDNN gives where tilecopy differs by design ----------------- */
 
-static uint32_t load_bits(const void *p, size_t i, size_t es)
-{
-	uint32_t u = 0;
-
-	memcpy(&u, (const char *)p + i * es, es);
-	return u;
-}
-
-static int no_quant(const struct cvt_qcfg *cfg)
-{
-	return !cfg->per_channel && cfg->scale == 1.0f && !cfg->src_zp && !cfg->dst_zp;
-}
+#define load_bits onednn_load_bits
 
 /* The scale element @i of @c is multiplied by. */
 static float elem_scale(const struct ccase *c, size_t i)
@@ -225,71 +197,18 @@ static float elem_scale(const struct ccase *c, size_t i)
 	return c->cfg->scale;
 }
 
-/*
- * oneDNN's reference reorder (simple:any) rounds scale * ((float)x - zp) +
- * zp, every step done: -0 before the rounding becomes +0, a NaN is
- * quieted. An integer result is saturated, then nearbyintf'd: a NaN
- * passes the saturation and becomes INT32_MIN, narrowed.
- */
-static uint32_t onednn_ref(const struct ccase *c, size_t i, uint32_t ours,
-			   enum defect *why)
+/* Element @i of @c as the model (onednn_model.h) takes it. */
+static uint32_t case_expect(const struct ccase *c, const char *impl, size_t i,
+			    uint32_t ours, enum defect *why)
 {
-	float x = tc_cvt_load(c->sk, c->src, (int64_t)i);
-	unsigned char out[4] = { 0 };
-	uint32_t want;
+	struct onednn_elem e = {
+		.sk = c->sk, .dk = c->dk, .scale = elem_scale(c, i),
+		.src_zp = c->cfg->src_zp, .dst_zp = c->cfg->dst_zp,
+		.per_channel = c->cfg->per_channel != 0,
+		.unit_scale = !c->cfg->per_channel && c->cfg->scale == 1.0f,
+	};
 
-	x = elem_scale(c, i) * (x - (float)c->cfg->src_zp) + (float)c->cfg->dst_zp;
-	if (isnan(x) && !tc_cvt_kind_is_float(c->dk)) {
-		want = c->dk == TC_CVT_I32 ? 0x80000000u : 0;
-		if (want != ours)
-			*why = D_REF_NAN_INT;
-		return want;
-	}
-	tc_cvt_store(c->dk, out, 0, x);
-	want = load_bits(out, 0, esize(c->dk));
-	if (want != ours)
-		*why = D_REF_SIGNED_ZERO;
-	return want;
-}
-
-/* Pairs for which oneDNN ran its reference rather than a copy or a JIT. */
-static int onednn_is_ref(const struct ccase *c, const char *impl)
-{
-	if ((c->sk == TC_CVT_F16 || c->dk == TC_CVT_F16) && tc_cvt_kind_is_float(c->dk))
-		return 1;	/* f16 has no other reorder in 2.6 */
-	/* f32 -> f32 simple:any is a bit copy, not the reference */
-	return (c->sk == TC_CVT_BF16 || c->dk == TC_CVT_BF16) && !strcmp(impl, "simple:any");
-}
-
-static uint32_t onednn_expect(const struct ccase *c, const char *impl, size_t i,
-			      uint32_t ours, enum defect *why)
-{
-	uint32_t sbits = load_bits(c->src, i, esize(c->sk));
-
-	*why = D_NONE;
-	if (onednn_is_ref(c, impl))
-		return onednn_ref(c, i, ours, why);
-	if (c->sk == TC_CVT_BF16 && (c->dk == TC_CVT_I8 || c->dk == TC_CVT_U8) &&
-	    no_quant(c->cfg) && !strcmp(impl, "jit:uni")) {
-		float x = tc_cvt_bf16_to_f32((uint16_t)sbits);
-		uint32_t want = ours;
-
-		/* CVTPS2DQ's INT32_MIN, then VPMOVSDB, or VPMAXSD 0 + VPMOVUSDB */
-		if (isnan(x) || x >= 2147483648.0f || x < -2147483648.0f)
-			want = c->dk == TC_CVT_I8 ? 0x80 : 0x00;
-		if (want != ours)
-			*why = D_BF16_NOSAT;
-		return want;
-	}
-	if (c->sk == TC_CVT_I32 && c->dk == TC_CVT_I32 && !c->cfg->per_channel &&
-	    c->cfg->scale == 1.0f) {
-		uint32_t want = sbits - (uint32_t)c->cfg->src_zp + (uint32_t)c->cfg->dst_zp;
-
-		if (want != ours)
-			*why = D_S32_WRAP;
-		return want;
-	}
-	return ours;
+	return onednn_expect(&e, impl, c->src, (int64_t)i, ours, why);
 }
 
 /* ---- the test ------------------------------------------------------------- */
@@ -317,7 +236,7 @@ static void compare(const struct ccase *c, const char *impl, const void *ours,
 	for (size_t i = 0; i < n; i++) {
 		uint32_t o = load_bits(ours, i, es), r = load_bits(ref, i, es);
 		enum defect why;
-		uint32_t want = onednn_expect(c, impl, i, o, &why);
+		uint32_t want = case_expect(c, impl, i, o, &why);
 
 		if (why != D_NONE)
 			t->by_design[why]++;
@@ -408,10 +327,7 @@ START_TEST(test_pair)
 		check_case(&c, &t);
 		ccase_fini(&c);
 	}
-	for (int d = 1; d < D_COUNT; d++)
-		if (t.by_design[d])
-			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-				 ", %zu %s", t.by_design[d], defect_name[d]);
+	onednn_defects_str(t.by_design, extra, sizeof(extra));
 	if (!t.configs)
 		printf("/onednn/%s-%s: oneDNN has no reorder (scalar reference only, test_cvt)\n",
 		       dnnl_name[sk], dnnl_name[dk]);

@@ -40,12 +40,43 @@ static void qt_die(const char *fmt, ...)
 	va_end(ap);
 	if (qt_current) {
 		char *log = qts_log(qt_current);
+		const char *rep = qts_sanitizer_report(log);
 		size_t n = strlen(log);
 
-		fprintf(stderr, "--- QEMU log (end):\n%s\n", n > 3000 ? log + n - 3000 : log);
+		if (rep)	/* the report from its first line, not the log's tail */
+			fprintf(stderr, "--- QEMU's sanitizer report:\n%.12000s\n", rep);
+		else
+			fprintf(stderr, "--- QEMU log (end):\n%s\n",
+				n > 3000 ? log + n - 3000 : log);
 		free(log);
 	}
 	abort();
+}
+
+/*
+ * The first line of a report of AddressSanitizer, LeakSanitizer or
+ * UndefinedBehaviorSanitizer in @log (a QEMU configured with
+ * --enable-sanitizers), or NULL.
+ */
+const char *qts_sanitizer_report(const char *log)
+{
+	static const char *const marks[] = {
+		"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", ": runtime error: ",
+		"SUMMARY: UndefinedBehaviorSanitizer", "AddressSanitizer:DEADLYSIGNAL",
+	};
+	const char *first = NULL, *p;
+	size_t i;
+
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		p = strstr(log, marks[i]);
+		if (p && (!first || p < first))
+			first = p;
+	}
+	if (!first)
+		return NULL;
+	while (first > log && first[-1] != '\n')
+		first--;
+	return first;
 }
 
 double now_sec(void)
@@ -242,6 +273,7 @@ char *qts_log(struct qts *q)
 void qts_quit(struct qts *q)
 {
 	int st, i;
+	char *log;
 
 	if (qt_current == q)
 		qt_current = NULL;
@@ -257,6 +289,17 @@ void qts_quit(struct qts *q)
 reaped:
 	fclose(q->from);
 	munmap(q->ram, q->ram_size);
+	/*
+	 * A sanitizer report at any time, the exit included (LeakSanitizer),
+	 * fails the case even where QEMU kept answering: with halt_on_error a
+	 * report also ends QEMU, which the next command finds.
+	 */
+	log = qts_log(q);
+	if (qts_sanitizer_report(log)) {
+		qt_current = q;
+		qt_die("QEMU reported an error of a sanitizer (exit status 0x%x)", st);
+	}
+	free(log);
 	unlink(q->log_path);
 	free(q);
 }
@@ -542,8 +585,8 @@ struct tc_ring_entry *ring_entry(struct tcdev *d, struct ring *r)
 	return e;
 }
 
-void ring_submit(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
-		 uint32_t count, uint32_t ctx, uint64_t seqno)
+void ring_submit_flags(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
+		       uint32_t count, uint32_t ctx, uint64_t seqno, uint32_t flags)
 {
 	struct tc_ring_entry *e = ring_entry(d, r);
 
@@ -551,10 +594,17 @@ void ring_submit(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
 	e->desc_count = count;
 	e->ctx = ctx;
 	e->seqno = seqno;
+	e->flags = flags;
 	__sync_synchronize();
 	r->tail = (r->tail + 1) % r->size;
 	tc_qwr(d, qi, TC_Q_TAIL, r->tail);
 	tc_qwr(d, qi, TC_Q_DOORBELL, 1);
+}
+
+void ring_submit(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
+		 uint32_t count, uint32_t ctx, uint64_t seqno)
+{
+	ring_submit_flags(d, qi, r, descs, count, ctx, seqno, TC_RING_F_DESC_256);
 }
 
 uint32_t tc_wait(struct tcdev *d, unsigned qi, unsigned timeout_ms)

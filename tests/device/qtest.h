@@ -71,6 +71,8 @@ void *qts_ptr(struct qts *q, uint64_t gpa);
 
 /* Contents of QEMU's stderr/-D log so far (malloc'd, NUL terminated). */
 char *qts_log(struct qts *q);
+/* The start of a sanitizer's report in a QEMU log, or NULL. */
+const char *qts_sanitizer_report(const char *log);
 
 /* PCI configuration space of bus 0, device @slot, function 0. */
 uint32_t pci_cfg_read(struct qts *q, unsigned slot, unsigned off);
@@ -130,9 +132,15 @@ struct ring {
 /* Allocate a ring of @size entries for queue @qi, program and enable it
  * with both interrupts unmasked. */
 void ring_setup(struct tcdev *d, unsigned qi, struct ring *r, uint32_t size);
-/* Write an entry, advance TAIL, ring the doorbell. */
+/*
+ * Write an entry, advance TAIL, ring the doorbell. The descriptors are
+ * struct drm_tilecopy_desc of ABI 1.2, 256 bytes (TC_RING_F_DESC_256).
+ */
 void ring_submit(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
 		 uint32_t count, uint32_t ctx, uint64_t seqno);
+/* ring_submit() with the entry's @flags (TC_RING_F_*) as given. */
+void ring_submit_flags(struct tcdev *d, unsigned qi, struct ring *r, uint64_t descs,
+		       uint32_t count, uint32_t ctx, uint64_t seqno, uint32_t flags);
 /* Write an entry without submitting it (for malformed-entry tests). */
 struct tc_ring_entry *ring_entry(struct tcdev *d, struct ring *r);
 /*

@@ -21,7 +21,9 @@
 
 #include "qtest.h"
 #include "cpu/cpu_exec.h"
+#include "cpu/cvt_desc.h"
 #include "../desc_cases.h"
+#include "../typed_ref.h"
 
 #define SLOT		4
 #define VA_BASE		0x1000000000ull	/* 64 GiB: inside the 39-bit space */
@@ -112,28 +114,34 @@ static void va_fill_random(struct env *e, uint64_t va, uint64_t len, uint64_t se
 	}
 }
 
-/* Last-dimension-fastest iteration of a descriptor, calling @fn per element. */
+/* The next element index of @d, dimension 0 fastest; false after the last. */
+static int desc_next(const struct drm_tilecopy_desc *d, uint64_t *idx)
+{
+	int k;
+
+	for (k = 0; k < d->ndims; k++) {
+		if (++idx[k] < d->extent[k])
+			return 1;
+		idx[k] = 0;
+	}
+	return 0;
+}
+
+/* Iteration of a descriptor in its order, calling @fn per element. */
 static void desc_for_each(const struct drm_tilecopy_desc *d,
 			  void (*fn)(void *ctx, uint64_t soff, uint64_t doff), void *ctx)
 {
 	uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 }, soff, doff;
 	int k;
 
-	for (;;) {
+	do {
 		soff = doff = 0;
 		for (k = 0; k < d->ndims; k++) {
 			soff += idx[k] * d->src_stride[k] * d->elem_size;
 			doff += idx[k] * d->dst_stride[k] * d->elem_size;
 		}
 		fn(ctx, soff, doff);
-		for (k = 0; k < d->ndims; k++) {
-			if (++idx[k] < d->extent[k])
-				break;
-			idx[k] = 0;
-		}
-		if (k == d->ndims)
-			return;
-	}
+	} while (desc_next(d, idx));
 }
 
 struct ref_ctx {
@@ -313,7 +321,8 @@ START_TEST(test_id_bad_properties)
 	unsigned i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		char cmd[1024], out[4096];
+		static char out[65536];
+		char cmd[1024];
 		size_t n;
 		FILE *p;
 		int st;
@@ -329,6 +338,8 @@ START_TEST(test_id_bad_properties)
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) != 0 && WEXITSTATUS(st) != 124,
 			      "%s: QEMU status 0x%x", bad[i].props, st);
 		ck_assert_msg(strstr(out, bad[i].msg), "%s: output '%s'", bad[i].props, out);
+		ck_assert_msg(!qts_sanitizer_report(out), "%s: %s", bad[i].props,
+			      qts_sanitizer_report(out));
 	}
 }
 END_TEST
@@ -1051,7 +1062,7 @@ START_TEST(test_desc_bad)
 		re->desc_addr = gpa;
 		re->desc_count = c == 2 ? 0 : 1;
 		re->ctx = c == 1 ? TC_NUM_CONTEXTS : 0;
-		re->flags = c == 0 ? 2 : 0;	/* bit 0 is TC_RING_F_DESC_VA */
+		re->flags = c == 0 ? 4 : 0;	/* bits 0, 1 are TC_RING_F_DESC_VA, _256 */
 		re->seqno = 200 + c;
 		r.tail = 1;
 		tc_qwr(&e.d, 0, TC_Q_TAIL, 1);
@@ -1070,6 +1081,227 @@ static uint64_t fz_rnd(uint64_t *seed)
 	return *seed >> 33;
 }
 
+/*
+ * Typed fields (engine 1.2) on a fuzzed descriptor: mostly plausible types
+ * and conversions, now and then a hostile value (a type or nibble out of
+ * range, unknown flags, NaN or random scales, scales anywhere, 2^20-sized
+ * scale strides, zero points on anything).
+ */
+static void fz_typed(struct drm_tilecopy_desc *d, uint64_t *seed, uint64_t buf, uint64_t ro)
+{
+	static const uint32_t scales[] = { 0x3f800000u, 0x3ebd70a4u, 0xc0200000u, 0x00000001u,
+					   0x80000000u, 0x7fc00000u, 0xff800000u };
+	unsigned dim, bits;
+
+	d->dst_type = fz_rnd(seed) % 16 ? 1 + fz_rnd(seed) % 8 : fz_rnd(seed) % 256;
+	d->src_type = d->op == DRM_TILECOPY_OP_COPY ? (fz_rnd(seed) % 16 ? 1 + fz_rnd(seed) % 8 : 0) :
+		(fz_rnd(seed) % 16 ? 0 : 1 + fz_rnd(seed) % 9);
+	if (fz_rnd(seed) % 8)
+		d->elem_size = 0;
+	d->src_nibble = fz_rnd(seed) % 8 ? tc_desc_type_bits(d->src_type) == 4 && fz_rnd(seed) % 2 :
+		fz_rnd(seed) % 4;
+	d->dst_nibble = fz_rnd(seed) % 8 ? tc_desc_type_bits(d->dst_type) == 4 && fz_rnd(seed) % 2 :
+		fz_rnd(seed) % 4;
+	d->cvt_flags = fz_rnd(seed) % 16 ? fz_rnd(seed) % 3 : 1u << (fz_rnd(seed) % 32);
+	if (d->cvt_flags & DRM_TILECOPY_CVT_SCALE || fz_rnd(seed) % 16 == 0)
+		d->scale = fz_rnd(seed) % 8 ? scales[fz_rnd(seed) % (fz_rnd(seed) % 4 ? 5 : 7)] :
+			(uint32_t)fz_rnd(seed);
+	if (d->cvt_flags & DRM_TILECOPY_CVT_SCALES || fz_rnd(seed) % 16 == 0) {
+		d->scales = fz_rnd(seed) % 8 ? buf + fz_rnd(seed) % 0x8000 :
+			fz_rnd(seed) % 2 ? ro + 4 * (fz_rnd(seed) % 0x400) : fz_rnd(seed) << 30;
+		for (dim = 0; dim < d->ndims && dim < DRM_TILECOPY_MAX_DIMS; dim++)
+			d->scale_stride[dim] = fz_rnd(seed) % 16 ? fz_rnd(seed) % 4 :
+				(uint32_t)(fz_rnd(seed) << 20);
+	}
+	if (fz_rnd(seed) % (d->op == DRM_TILECOPY_OP_COPY ? 4 : 32) == 0) {
+		d->src_zp = (int32_t)(fz_rnd(seed) % 64) - 32;
+		d->dst_zp = fz_rnd(seed) % 8 ? 0 : (int32_t)fz_rnd(seed);
+	}
+	d->pad = fz_rnd(seed) % 64 == 0;
+	bits = tc_desc_type_bits(d->dst_type);
+	if (d->op == DRM_TILECOPY_OP_FILL && bits && fz_rnd(seed) % 8)
+		d->value &= bits == 64 ? ~0ull : (1ull << bits) - 1;
+}
+
+/*
+ * One hostile value on a fuzzed descriptor, typed or not (the sanitizer run
+ * of tests/device/README.md is where these pay off): strides of 2^63, ~0
+ * and odd ones on 4-bit sides, addresses at 2^63, at the end of the VA
+ * space or straddling the end of a mapping, scales running off a mapping
+ * (into the guard page after @buf or @ro), beyond the VA width or at
+ * 2^63, scale strides whose footprint overflows 64 bits, extents of up to
+ * 2^32 - 1 (on a destination stride of at least a page of elements, so
+ * that a job that runs reaches unmapped memory within 16 elements and
+ * ends), elem_size and type mixes, non-finite per-tensor scales, extreme
+ * zero points.
+ */
+static void fz_hostile(struct drm_tilecopy_desc *d, uint64_t *seed, uint64_t buf, uint64_t ro)
+{
+	static const uint64_t strides[] = { 1ull << 63, ~0ull, (1ull << 62) | 1, 1ull << 40,
+					    0xffffffffull, (1ull << 63) + 1, 3 };
+	static const uint32_t extents[] = { 0x80000000u, 0xffffffffu, 1u << 24, 0x10001u };
+	static const uint32_t bad_scales[] = { 0x7f800000u, 0xff800000u, 0x7fc00000u,
+					       0x7f800001u, 0xffffffffu };
+	static const uint32_t zps[] = { 0x80000000u, 0x7fffffffu, 0xffffffffu, 0x80000001u };
+	unsigned dim = d->ndims && d->ndims <= DRM_TILECOPY_MAX_DIMS ?
+		fz_rnd(seed) % d->ndims : 0;
+	uint64_t a;
+
+	switch (fz_rnd(seed) % 10) {
+	case 0:
+		d->dst_stride[dim] = strides[fz_rnd(seed) % 7];
+		break;
+	case 1:
+		if (d->op == DRM_TILECOPY_OP_COPY)
+			d->src_stride[dim] = strides[fz_rnd(seed) % 7];
+		break;
+	case 2:
+		switch (fz_rnd(seed) % 5) {
+		case 0: a = 1ull << 63; break;
+		case 1: a = (1ull << 63) + buf + fz_rnd(seed) % 0x100; break;
+		case 2: a = ~0ull - fz_rnd(seed) % 64; break;
+		case 3: a = buf + 0x10000 - fz_rnd(seed) % 16; break;	/* into the guard page */
+		default: a = (1ull << 39) - fz_rnd(seed) % 16; break;	/* the VA width */
+		}
+		if (d->op == DRM_TILECOPY_OP_COPY && fz_rnd(seed) % 2)
+			d->src = a;
+		else
+			d->dst = a;
+		break;
+	case 3:
+		/* scales partly mapped, read-only, beyond the VA width, at 2^63 */
+		switch (fz_rnd(seed) % 6) {
+		case 0: a = buf + 0x10000 - 4 * (1 + fz_rnd(seed) % 4); break;
+		case 1: a = ro + 0x4000 - 4 * (1 + fz_rnd(seed) % 4); break;
+		case 2: a = ro + 4 * (fz_rnd(seed) % 0x1000); break;
+		case 3: a = (1ull << 39) - 4 * (1 + fz_rnd(seed) % 4); break;
+		case 4: a = 1ull << 63; break;
+		default: a = ~0ull - 3 - fz_rnd(seed) % 8; break;
+		}
+		d->scales = a;
+		if (fz_rnd(seed) % 4)
+			d->cvt_flags = DRM_TILECOPY_CVT_SCALES;
+		d->scale_stride[dim] = fz_rnd(seed) % 3;
+		break;
+	case 4:
+		/* a scales footprint beyond 64 bits, or just far */
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALES;
+		d->scales = buf + fz_rnd(seed) % 0x8000;
+		d->scale_stride[dim] = fz_rnd(seed) % 2 ? 0xffffffffu : 0x80000000u;
+		if (fz_rnd(seed) % 2) {
+			d->extent[dim] = extents[fz_rnd(seed) % 2];
+			d->dst_stride[dim] = 4096 + fz_rnd(seed) % 4096;
+		}
+		break;
+	case 5:
+		/* a huge extent that runs off the destination's mapping at once */
+		d->extent[dim] = extents[fz_rnd(seed) % 4];
+		d->dst_stride[dim] = fz_rnd(seed) % 2 ? 4096 + fz_rnd(seed) % 8192 :
+			strides[fz_rnd(seed) % 3];
+		break;
+	case 6:
+		/* 4-bit sides from the odd nibble, odd strides */
+		d->dst_type = DRM_TILECOPY_TYPE_I4 + fz_rnd(seed) % 2;
+		d->dst_nibble = 1;
+		if (d->op == DRM_TILECOPY_OP_COPY) {
+			d->src_type = fz_rnd(seed) % 2 ? DRM_TILECOPY_TYPE_I4 + fz_rnd(seed) % 2 :
+				1 + fz_rnd(seed) % 8;
+			d->src_nibble = tc_desc_type_bits(d->src_type) == 4;
+			d->src_stride[dim] = 1 + 2 * (fz_rnd(seed) % 4);
+		}
+		d->dst_stride[dim] = 1 + 2 * (fz_rnd(seed) % 4);
+		d->elem_size = 0;
+		break;
+	case 7:
+		/* elem_size and types mixed */
+		d->elem_size = (uint8_t[]){ 0, 1, 2, 4, 8, 3, 16 }[fz_rnd(seed) % 7];
+		d->dst_type = fz_rnd(seed) % 10;
+		if (d->op == DRM_TILECOPY_OP_COPY)
+			d->src_type = fz_rnd(seed) % 10;
+		break;
+	case 8:
+		/* a per-tensor scale that is not finite */
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALE;
+		d->scale = bad_scales[fz_rnd(seed) % 5];
+		break;
+	default:
+		/* zero points at the ends of int32, i32 -> i32 included */
+		if (d->op == DRM_TILECOPY_OP_COPY && fz_rnd(seed) % 2) {
+			d->src_type = d->dst_type = DRM_TILECOPY_TYPE_I32;
+			d->src_nibble = d->dst_nibble = 0;
+			d->elem_size = 0;
+		}
+		d->src_zp = zps[fz_rnd(seed) % 4];
+		d->dst_zp = zps[fz_rnd(seed) % 4];
+		break;
+	}
+}
+
+/*
+ * A well-formed typed COPY or FILL in @buf (its footprint may still run off
+ * the end): every type pair, nibbles, strides 0-23 and rows long enough to
+ * take several chunks of a 4 KiB tile buffer, scales (per tensor, or read
+ * from @buf where NaNs and infinities lie), zero points.
+ */
+static void fz_typed_valid(struct drm_tilecopy_desc *d, uint64_t *seed, uint64_t buf)
+{
+	static const uint32_t scales[] = { 0x3f800000u, 0x3ebd70a4u, 0xc0200000u, 0x00000001u,
+					   0x80000000u, 0x7f7fffffu };
+	unsigned dim, bits;
+
+	memset(d, 0, sizeof(*d));
+	d->op = fz_rnd(seed) % 4 ? DRM_TILECOPY_OP_COPY : DRM_TILECOPY_OP_FILL;
+	d->dst_type = 1 + fz_rnd(seed) % 8;
+	d->dst_nibble = tc_desc_type_bits(d->dst_type) == 4 && fz_rnd(seed) % 2;
+	d->dst = buf + fz_rnd(seed) % 0x8000;
+	d->ndims = 1 + fz_rnd(seed) % 4;
+	for (dim = 0; dim < d->ndims; dim++) {
+		d->extent[dim] = dim == 0 && fz_rnd(seed) % 4 == 0 ? 1 + fz_rnd(seed) % 800 :
+			1 + fz_rnd(seed) % 6;
+		d->dst_stride[dim] = fz_rnd(seed) % 24;
+	}
+	if (d->op == DRM_TILECOPY_OP_FILL) {
+		bits = tc_desc_type_bits(d->dst_type);
+		d->value = fz_rnd(seed) & (bits == 32 ? 0xffffffffull : (1ull << bits) - 1);
+		return;
+	}
+	d->src_type = 1 + fz_rnd(seed) % 8;
+	d->src_nibble = tc_desc_type_bits(d->src_type) == 4 && fz_rnd(seed) % 2;
+	d->src = buf + fz_rnd(seed) % 0x8000;
+	for (dim = 0; dim < d->ndims; dim++)
+		d->src_stride[dim] = fz_rnd(seed) % 24;
+	switch (fz_rnd(seed) % 3) {
+	case 1:
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALE;
+		d->scale = scales[fz_rnd(seed) % 6];
+		break;
+	case 2:
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALES;
+		d->scales = buf + fz_rnd(seed) % 0x8000;
+		for (dim = 0; dim < d->ndims; dim++)
+			d->scale_stride[dim] = fz_rnd(seed) % 4;
+		break;
+	}
+	if (fz_rnd(seed) % 3 == 0) {
+		d->src_zp = (int32_t)(fz_rnd(seed) % 64) - 32;
+		d->dst_zp = (int32_t)(fz_rnd(seed) % 64) - 32;
+	}
+}
+
+/* Floats a scale or a source may be read as: NaNs, infinities, extremes. */
+static void fz_fill_floats(struct env *e, uint64_t va, uint64_t len, uint64_t seed)
+{
+	static const uint32_t f[] = { 0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x7f800000u,
+				      0xff800000u, 0x00000001u, 0x80000000u, 0x7f7fffffu,
+				      0x4f000000u, 0xcf000001u, 0x3f800000u, 0x477fe000u };
+	uint64_t i;
+
+	for (i = 0; i + 4 <= len; i += 4) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		memcpy(va_host(e, va + i), (seed >> 60) < 12 ? &f[seed >> 60] : (void *)&seed, 4);
+	}
+}
+
 /* Random, mostly malformed descriptors and ring entries: every job must end
  * (done or halted with a known code) and QEMU must stay up. */
 START_TEST(test_desc_fuzz)
@@ -1078,6 +1310,7 @@ START_TEST(test_desc_fuzz)
 	struct ring r;
 	uint64_t seed = 0x243f6a8885a308d3ull, buf, ro, gpa;
 	unsigned t, k, done = 0, halted = 0, codes[16] = { 0 };
+	unsigned typed = 0, nib = 0, hostile = 0, typed_done = 0, nib_done = 0;
 	/* TC_FUZZ_ITERS: more jobs for a longer run by hand */
 	unsigned iters = getenv("TC_FUZZ_ITERS") ? strtoul(getenv("TC_FUZZ_ITERS"), NULL, 0) : 300;
 
@@ -1085,9 +1318,12 @@ START_TEST(test_desc_fuzz)
 	ring_setup(&e.d, 0, &r, 16);
 	buf = env_buf(&e, 64 * 1024, TC_PTE_READ | TC_PTE_WRITE, NULL);
 	ro = env_buf(&e, 16 * 1024, TC_PTE_READ, NULL);
+	fz_fill_floats(&e, buf, 64 * 1024, 1);
+	fz_fill_floats(&e, ro, 16 * 1024, 2);
 	for (t = 0; t < iters; t++) {
 		struct drm_tilecopy_desc *d = desc_alloc(e.q, 2, &gpa);
 		uint32_t st, code, n, ctx;
+		int has_typed = 0, has_nib = 0;
 
 		for (k = 0; k < 2; k++) {
 			unsigned dim;
@@ -1121,8 +1357,23 @@ START_TEST(test_desc_fuzz)
 			}
 			if (d[k].op == DRM_TILECOPY_OP_WRITE64 && d[k].ndims == 1 && fz_rnd(&seed) % 2)
 				d[k].extent[0] = 1;
+			if (fz_rnd(&seed) % 4 == 0)
+				fz_typed(&d[k], &seed, buf, ro);
+			else if (fz_rnd(&seed) % 4 == 0)
+				fz_typed_valid(&d[k], &seed, buf);
+			if (fz_rnd(&seed) % 6 == 0) {
+				fz_hostile(&d[k], &seed, buf, ro);
+				hostile++;
+			}
 		}
 		n = 1 + fz_rnd(&seed) % 2;
+		for (k = 0; k < n; k++) {
+			has_typed |= d[k].dst_type != 0;
+			has_nib |= tc_desc_type_bits(d[k].dst_type) == 4 ||
+				   tc_desc_type_bits(d[k].src_type) == 4;
+		}
+		typed += has_typed;
+		nib += has_nib;
 		ctx = fz_rnd(&seed) % 70 == 0 ? 99 : 0;
 		ring_submit(&e.d, 0, &r, gpa, n, ctx, t);
 		st = tc_wait(&e.d, 0, WAIT_MS);
@@ -1138,16 +1389,25 @@ START_TEST(test_desc_fuzz)
 			queue_renew(&e, &r);
 		} else {
 			done++;
+			typed_done += has_typed;
+			nib_done += has_nib;
 		}
 	}
 	ck_assert_uint_eq(tc_rd(&e.d, TC_REG_ID), TC_ID_VALUE);
 	ck_assert_uint_eq(tc_rd64(&e.d, TC_REG_JOBS_DONE_LO) + tc_rd64(&e.d, TC_REG_JOBS_FAILED_LO),
 			  iters);
-	printf("/desc/fuzz: %u done, %u halted (bad desc %u, unmapped %u, perm %u, dma %u)\n",
+	printf("/desc/fuzz: %u done, %u halted (bad desc %u, unmapped %u, perm %u, dma %u); "
+	       "jobs with typed descriptors %u (%u done), with 4-bit sides %u (%u done); "
+	       "%u hostile descriptors\n",
 	       done, halted, codes[DRM_TILECOPY_STATUS_BAD_DESC],
 	       codes[DRM_TILECOPY_STATUS_FAULT_UNMAPPED], codes[DRM_TILECOPY_STATUS_FAULT_PERM],
-	       codes[DRM_TILECOPY_STATUS_DMA_ERROR]);
+	       codes[DRM_TILECOPY_STATUS_DMA_ERROR], typed, typed_done, nib, nib_done, hostile);
+	fflush(stdout);
 	ck_assert_msg(done > iters / 10 && halted > iters / 10, "done %u halted %u", done, halted);
+	/* the typed paths are exercised, not only refused */
+	ck_assert_msg(iters < 300 || (typed_done > iters / 50 && nib_done > iters / 100 &&
+				      hostile > iters / 10),
+		      "typed %u done, 4-bit %u done, hostile %u", typed_done, nib_done, hostile);
 	env_down(&e);
 }
 END_TEST
@@ -1389,6 +1649,7 @@ START_TEST(test_desc_table)
 	te.dst = env_buf(&e, TC_CASE_BUF, TC_PTE_READ | TC_PTE_WRITE, NULL);
 	te.ro = env_buf(&e, TC_CASE_SMALL, TC_PTE_READ, NULL);
 	te.other = env_buf(&e, TC_CASE_SMALL, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	te.scales = te.src;
 	for (c = 0; c < TC_CASE_COUNT; c++) {
 		const struct tc_desc_case *tc = &tc_desc_cases[c];
 		struct drm_tilecopy_desc d[TC_CASE_MAX_DESCS];
@@ -1416,6 +1677,376 @@ START_TEST(test_desc_table)
 		ran++;
 	}
 	ck_assert_uint_gt(ran, TC_CASE_COUNT * 3 / 4);
+	env_down(&e);
+}
+END_TEST
+
+/* ---- typed descriptors (engine 1.2) ------------------------------------------------ */
+
+/* Buffers of the typed tests: contiguous guest RAM, host pointers. */
+struct typed_env {
+	struct env e;
+	struct ring r;
+	uint64_t src, dst, scl;		/* VAs */
+	uint8_t *hsrc, *hdst;
+	float *hscl;
+	uint64_t dst_len;
+};
+
+static void typed_up(struct typed_env *t, const char *props, uint64_t src_len,
+		     uint64_t dst_len)
+{
+	static const float scales[] = { 0.37f, 1.0f, -2.5f, 0.0f, -0.0f, 3e-39f, 65504.0f, 1e-3f };
+	uint64_t spa, dpa, cpa;
+	unsigned i;
+
+	env_up(&t->e, props, 1);
+	ring_setup(&t->e.d, 0, &t->r, 16);
+	t->src = env_buf(&t->e, src_len, TC_PTE_READ | TC_PTE_WRITE, &spa);
+	t->dst = env_buf(&t->e, dst_len, TC_PTE_READ | TC_PTE_WRITE, &dpa);
+	t->scl = env_buf(&t->e, 4096, TC_PTE_READ, &cpa);
+	t->hsrc = qts_ptr(t->e.q, spa);
+	t->hdst = qts_ptr(t->e.q, dpa);
+	t->hscl = qts_ptr(t->e.q, cpa);
+	t->dst_len = dst_len;
+	va_fill_random(&t->e, t->src, src_len, 1234);
+	for (i = 0; i < 1024; i++)
+		t->hscl[i] = scales[i % 8] * (float)(1 + i / 8);
+}
+
+/*
+ * Run @n typed descriptors whose src/dst/scales are offsets into the test's
+ * buffers; the destination starts as noise and must equal the reference.
+ */
+static void typed_run(struct typed_env *t, struct drm_tilecopy_desc *d, unsigned n,
+		      uint64_t seqno, const char *what)
+{
+	uint8_t *exp = malloc(t->dst_len);
+	unsigned i;
+
+	va_fill_random(&t->e, t->dst, t->dst_len, seqno);
+	memcpy(exp, t->hdst, t->dst_len);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(tc_typed_ref(&d[i], t->hsrc + d[i].src, exp + d[i].dst,
+					      (const float *)((const uint8_t *)t->hscl +
+							      d[i].scales)), 0);
+		d[i].src += d[i].op == DRM_TILECOPY_OP_COPY ? t->src : 0;
+		d[i].dst += t->dst;
+		d[i].scales += d[i].cvt_flags & DRM_TILECOPY_CVT_SCALES ? t->scl : 0;
+	}
+	assert_ok(&t->e, run_job(&t->e, &t->r, d, n, seqno), seqno);
+	for (i = 0; i < t->dst_len; i++)
+		ck_assert_msg(t->hdst[i] == exp[i], "%s: byte %u: got 0x%02x want 0x%02x", what,
+			      i, t->hdst[i], exp[i]);
+	free(exp);
+}
+
+/* A typed COPY of @e0 x @e1 elements, strides in elements, offsets in bytes. */
+static void typed_desc(struct drm_tilecopy_desc *d, unsigned dt, uint64_t dst, unsigned st,
+		       uint64_t src, uint32_t e0, uint32_t e1, const uint64_t *ss,
+		       const uint64_t *ds)
+{
+	uint32_t ext[2] = { e0, e1 };
+
+	desc_copy(d, 0, src, dst, 2, ext, ss, ds);
+	d->src_type = (uint8_t)st;
+	d->dst_type = (uint8_t)dt;
+}
+
+/*
+ * Every pair of types, each with five conversions (none; scale and zero
+ * points; per-channel scales along dimension 1, and per element along
+ * dimension 0, with zero points; a scale of 1.0, which still multiplies)
+ * and two shapes (rows on both sides, odd nibbles where 4-bit; the
+ * destination transposed, element by element), byte for byte against the
+ * CPU reference, with the destination's noise around every element.
+ */
+START_TEST(test_typed_pairs)
+{
+	static const uint64_t ss[2] = { 1, 35 }, ds_rows[2] = { 1, 37 }, ds_tr[2] = { 5, 1 };
+	struct typed_env t;
+	struct drm_tilecopy_desc d[10];
+	unsigned st, dt, c, h;
+	char what[64];
+
+	typed_up(&t, "tilebuf-size=4096", 4096, 10 * 1024);
+	for (st = DRM_TILECOPY_TYPE_F32; st <= DRM_TILECOPY_TYPE_U4; st++) {
+		for (dt = DRM_TILECOPY_TYPE_F32; dt <= DRM_TILECOPY_TYPE_U4; dt++) {
+			for (c = 0; c < 5; c++) {
+				for (h = 0; h < 2; h++) {
+					struct drm_tilecopy_desc *x = &d[2 * c + h];
+
+					typed_desc(x, dt, (2 * c + h) * 1024, st, 3, 33, 5, ss,
+						   h ? ds_tr : ds_rows);
+					x->src_nibble = tc_desc_type_bits(st) == 4;
+					x->dst_nibble = tc_desc_type_bits(dt) == 4 && !h;
+					if (c == 1 || c == 3) {
+						x->cvt_flags = DRM_TILECOPY_CVT_SCALE;
+						x->scale = c == 1 ? 0x3ebd70a4u : 0x3f800000u;
+					}
+					if (c == 1 || c == 2 || c == 4) {
+						x->src_zp = c == 4 ? 100000 : -3;
+						x->dst_zp = c == 2 ? -1 : 5;
+					}
+					if (c == 2 || c == 4) {
+						x->cvt_flags = DRM_TILECOPY_CVT_SCALES;
+						x->scales = 4 * c;
+						x->scale_stride[c == 2 ? 1 : 0] = 1;
+					}
+				}
+			}
+			snprintf(what, sizeof(what), "%s -> %s", tc_cvt_kind_name(tc_cvt_desc_kind(st)),
+				 tc_cvt_kind_name(tc_cvt_desc_kind(dt)));
+			typed_run(&t, d, 10, 100 + 16 * st + dt, what);
+		}
+	}
+	env_down(&t.e);
+}
+END_TEST
+
+/*
+ * 4-bit elements: copies (bit copies and conversions) from either nibble
+ * to either nibble, rows longer than a chunk of the small tile buffer,
+ * source strides 0 to 3, destination strides 1 to 3; every other nibble of
+ * the destination stays as it was.
+ */
+START_TEST(test_typed_nibbles)
+{
+	static const unsigned types[][2] = {
+		{ DRM_TILECOPY_TYPE_U4, DRM_TILECOPY_TYPE_U4 }, { DRM_TILECOPY_TYPE_I4, DRM_TILECOPY_TYPE_I4 },
+		{ DRM_TILECOPY_TYPE_U4, DRM_TILECOPY_TYPE_I4 }, { DRM_TILECOPY_TYPE_I8, DRM_TILECOPY_TYPE_I4 },
+		{ DRM_TILECOPY_TYPE_I4, DRM_TILECOPY_TYPE_F16 },
+	};
+	struct typed_env t;
+	struct drm_tilecopy_desc d[8];
+	unsigned p, v, n = 0;
+	char what[64];
+
+	typed_up(&t, "tilebuf-size=4096", 8192, 8 * 16384);
+	for (p = 0; p < sizeof(types) / sizeof(types[0]); p++) {
+		for (v = 0; v < 8; v++) {
+			uint32_t len = 1001 - v;
+			uint64_t ss[2] = { v % 4, 1001 }, ds[2] = { 1 + v % 3, (1 + v % 3) * len };
+
+			typed_desc(&d[v], types[p][1], v * 16384 + (v & 2), types[p][0], v,
+				   len, 1 + v % 2, ss, ds);
+			if (d[v].extent[1] == 1)
+				d[v].src_stride[1] = d[v].dst_stride[1] = 0;
+			d[v].src_nibble = tc_desc_type_bits(types[p][0]) == 4 && (v & 1);
+			d[v].dst_nibble = tc_desc_type_bits(types[p][1]) == 4 && (v & 4);
+		}
+		snprintf(what, sizeof(what), "nibbles, pair %u", p);
+		typed_run(&t, d, 8, 10 + n++, what);
+	}
+	env_down(&t.e);
+}
+END_TEST
+
+/*
+ * Typed FILL: nibbles from either one, odd and even lengths, strided and
+ * stride 0 (the other nibble of every byte kept), and each wider type.
+ */
+START_TEST(test_typed_fill)
+{
+	struct typed_env t;
+	struct drm_tilecopy_desc d[10];
+	unsigned i;
+
+	typed_up(&t, NULL, 4096, 10 * 2048);
+	for (i = 0; i < 10; i++) {
+		static const uint64_t zero[2] = { 0, 0 };
+		uint64_t ds[2] = { i < 6 ? 1 + i / 2 : 1, 40 * (1 + i / 2) };
+		unsigned type = i < 6 ? (i & 1 ? DRM_TILECOPY_TYPE_I4 : DRM_TILECOPY_TYPE_U4) :
+			DRM_TILECOPY_TYPE_F32 + (i - 6) * 2;	/* f32, bf16, u8, i4 */
+
+		typed_desc(&d[i], type, i * 2048, 0, 0, 37 + i, 3, zero, ds);
+		d[i].op = DRM_TILECOPY_OP_FILL;
+		d[i].src_type = 0;
+		d[i].dst_nibble = tc_desc_type_bits(type) == 4 && (i % 3 != 0);
+		d[i].value = (0x9e3779b97f4a7c15ull >> i) &
+			     ((1ull << tc_desc_type_bits(type)) - 1);
+		if (i == 9) {
+			d[i].dst_stride[0] = 0;		/* stride 0: the last one stays */
+			d[i].dst_stride[1] = 1;
+		}
+	}
+	typed_run(&t, d, 10, 1, "typed FILL");
+	env_down(&t.e);
+}
+END_TEST
+
+/*
+ * A typed job's faults: scales that run into an unmapped page, scales in a
+ * page without read permission, a 4-bit destination sharing a byte in a
+ * page without read permission (a nibble is a read-modify-write), a 4-bit
+ * source beyond its mapping. Each fault names its descriptor and address;
+ * scales overlapping the destination run (the result is the engine's
+ * order's, undefined to the uAPI) and the engine stays up.
+ */
+START_TEST(test_typed_faults)
+{
+	struct typed_env t;
+	struct drm_tilecopy_desc d[2], job[2];
+	static const uint64_t one[2] = { 1, 4 }, zero[2] = { 0, 0 };
+	uint64_t wo, seq = 1;
+
+	typed_up(&t, NULL, 4096, 4096);
+	wo = env_buf(&t.e, 4096, TC_PTE_WRITE, NULL);
+
+	typed_desc(&d[0], DRM_TILECOPY_TYPE_U8, t.dst, DRM_TILECOPY_TYPE_F32, t.src, 4, 1, one, one);
+	d[0].cvt_flags = DRM_TILECOPY_CVT_SCALES;
+	d[0].scales = t.scl + 4096 - 8;		/* scales 2 and 3 unmapped */
+	d[0].scale_stride[0] = 1;
+	d[1] = d[0];
+	assert_fault(&t.e, run_job(&t.e, &t.r, d, 1, seq), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 0,
+		     t.scl + 4096, seq);
+	queue_renew(&t.e, &t.r);
+	/* after a good one, scales 12 bytes apart: at 4080, 4092, 4104 (unmapped) */
+	job[0] = d[1];
+	job[0].scales = t.scl;
+	job[1] = d[0];
+	job[1].scale_stride[0] = 3;
+	job[1].scales = t.scl + 4096 - 16;
+	seq++;
+	assert_fault(&t.e, run_job(&t.e, &t.r, job, 2, seq),
+		     DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 1, t.scl + 4096 + 8, seq);
+	queue_renew(&t.e, &t.r);
+	d[0].scales = wo;
+	seq++;
+	assert_fault(&t.e, run_job(&t.e, &t.r, d, 1, seq), DRM_TILECOPY_STATUS_FAULT_PERM, 0,
+		     wo, seq);
+	queue_renew(&t.e, &t.r);
+
+	/* a 4-bit destination from its high nibble in a write-only page */
+	typed_desc(&d[0], DRM_TILECOPY_TYPE_U4, wo + 8, DRM_TILECOPY_TYPE_U8, t.src, 4, 1, one, one);
+	d[0].dst_nibble = 1;
+	seq++;
+	assert_fault(&t.e, run_job(&t.e, &t.r, d, 1, seq), DRM_TILECOPY_STATUS_FAULT_PERM, 0,
+		     wo + 8, seq);
+	queue_renew(&t.e, &t.r);
+	/* whole bytes only: no read needed */
+	d[0].dst_nibble = 0;
+	seq++;
+	assert_ok(&t.e, run_job(&t.e, &t.r, d, 1, seq), seq);
+
+	/* a 4-bit source whose last nibble is in the guard page */
+	typed_desc(&d[0], DRM_TILECOPY_TYPE_U8, t.dst, DRM_TILECOPY_TYPE_U4, t.src + 4096 - 2,
+		   5, 1, one, one);
+	d[0].src_nibble = 1;	/* nibbles 1..5: bytes 0..2 */
+	seq++;
+	assert_fault(&t.e, run_job(&t.e, &t.r, d, 1, seq), DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 0,
+		     t.src + 4096, seq);
+	queue_renew(&t.e, &t.r);
+
+	/* scales that are the destination, rewritten as they are read */
+	typed_desc(&d[0], DRM_TILECOPY_TYPE_F32, t.dst, DRM_TILECOPY_TYPE_F32, t.src, 512, 1, one,
+		   one);
+	d[0].cvt_flags = DRM_TILECOPY_CVT_SCALES;
+	d[0].scales = t.dst + 4;
+	d[0].scale_stride[0] = 1;
+	seq++;
+	assert_ok(&t.e, run_job(&t.e, &t.r, d, 1, seq), seq);
+	/* and a broadcast of one scale over a stride-0 destination */
+	typed_desc(&d[0], DRM_TILECOPY_TYPE_BF16, t.dst, DRM_TILECOPY_TYPE_F32, t.src, 3000, 1000,
+		   zero, zero);
+	d[0].cvt_flags = DRM_TILECOPY_CVT_SCALES;
+	d[0].scales = t.scl;
+	seq++;
+	assert_ok(&t.e, run_job(&t.e, &t.r, d, 1, seq), seq);
+	ck_assert_uint_eq(tc_rd(&t.e.d, TC_REG_ID), TC_ID_VALUE);
+	env_down(&t.e);
+}
+END_TEST
+
+/*
+ * The descriptor size: ring entries without TC_RING_F_DESC_256 read
+ * 192-byte descriptors (a 1.1 driver's), whose typed fields are zero; an
+ * engine without conversion (convert=off) is a 1.1 engine: VERSION 1.1,
+ * no CAPS, and refuses the flag.
+ */
+START_TEST(test_typed_desc_size)
+{
+	struct env e;
+	struct ring r;
+	uint64_t dst, gpa;
+	uint8_t *arr;
+	struct drm_tilecopy_desc w, typed;
+	static const uint64_t one = 1;
+	const uint32_t n4 = 4;
+	unsigned conv, i;
+
+	for (conv = 0; conv < 2; conv++) {
+		env_up(&e, conv ? NULL : "convert=off", 1);
+		ring_setup(&e.d, 0, &r, 16);
+		dst = env_buf(&e, 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
+		if (conv) {
+			ck_assert_uint_eq(tc_rd(&e.d, TC_REG_VERSION), TC_HW_VERSION_1_2);
+			ck_assert_uint_eq(tc_rd(&e.d, TC_REG_CAPS), TC_CAP_CONVERT);
+			ck_assert_uint_eq(tc_rd(&e.d, TC_REG_CVT_TYPES), 0x1feu);
+		} else {
+			char *log;
+
+			ck_assert_uint_eq(tc_rd(&e.d, TC_REG_VERSION), TC_HW_VERSION_1_1);
+			ck_assert_uint_eq(tc_rd(&e.d, TC_REG_CAPS), 0);
+			log = qts_log(e.q);
+			ck_assert_msg(strstr(log, "of engine 1.2 on a 1.1 engine"), "log: %s", log);
+			free(log);
+		}
+		/* three WRITE64 192 bytes apart: the 1.1 layout */
+		arr = (uint8_t *)desc_alloc(e.q, 3, &gpa);
+		for (i = 0; i < 3; i++) {
+			memset(&w, 0, sizeof(w));
+			w.op = DRM_TILECOPY_OP_WRITE64;
+			w.elem_size = 8;
+			w.ndims = 1;
+			w.extent[0] = 1;
+			w.dst = dst + 8 * i;
+			w.value = 0xc0de0000 + i;
+			memcpy(arr + i * DRM_TILECOPY_DESC_SIZE_1_0, &w, DRM_TILECOPY_DESC_SIZE_1_0);
+		}
+		ring_submit_flags(&e.d, 0, &r, gpa, 3, 0, 1, 0);
+		assert_ok(&e, tc_wait(&e.d, 0, WAIT_MS), 1);
+		for (i = 0; i < 3; i++)
+			ck_assert_uint_eq(*(uint64_t *)va_host(&e, dst + 8 * i), 0xc0de0000 + i);
+		/* a typed descriptor cut to 192 bytes is an untyped one of elem_size 0 */
+		desc_copy(&typed, 0, dst, dst + 64, 1, &n4, &one, &one);
+		typed.src_type = typed.dst_type = DRM_TILECOPY_TYPE_U8;
+		memcpy(arr, &typed, sizeof(typed));
+		ring_submit_flags(&e.d, 0, &r, gpa, 1, 0, 2, 0);
+		assert_fault(&e, tc_wait(&e.d, 0, WAIT_MS), DRM_TILECOPY_STATUS_BAD_DESC, 0, ~0ull, 2);
+		queue_renew(&e, &r);
+		/* the whole of it: converted on 1.2, the flag refused on 1.1 */
+		ring_submit_flags(&e.d, 0, &r, gpa, 1, 0, 3, TC_RING_F_DESC_256);
+		if (conv) {
+			assert_ok(&e, tc_wait(&e.d, 0, WAIT_MS), 3);
+			ck_assert_uint_eq(*(uint32_t *)va_host(&e, dst + 64), 0xc0de0000);
+		} else {
+			assert_fault(&e, tc_wait(&e.d, 0, WAIT_MS), DRM_TILECOPY_STATUS_BAD_DESC,
+				     TC_Q_ERR_DESC_NONE, ~0ull, 3);
+		}
+		env_down(&e);
+	}
+}
+END_TEST
+
+/*
+ * dma-error-on-job with a typed descriptor: the error lands after half of
+ * its destination bytes, at the first byte not written.
+ */
+START_TEST(test_typed_dma_error)
+{
+	struct env e;
+	struct ring r;
+	struct drm_tilecopy_desc d;
+	uint64_t src, dst;
+	static const uint64_t one[2] = { 1, 0 };
+
+	env_up(&e, "dma-error-on-job=1", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	src = env_buf(&e, 16384, TC_PTE_READ, NULL);
+	dst = env_buf(&e, 8192, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	typed_desc(&d, DRM_TILECOPY_TYPE_F16, dst, DRM_TILECOPY_TYPE_F32, src, 4096, 1, one, one);
+	assert_fault(&e, run_job(&e, &r, &d, 1, 1), DRM_TILECOPY_STATUS_DMA_ERROR, 0, dst + 4096, 1);
 	env_down(&e);
 }
 END_TEST
@@ -1529,12 +2160,23 @@ START_TEST(test_stop_long_row)
 	ring_setup(&e.d, 0, &r, 16);
 	src = env_buf(&e, 4096, TC_PTE_READ, NULL);
 	dst = env_buf(&e, 4096, TC_PTE_READ | TC_PTE_WRITE, NULL);
-	d = desc_alloc(e.q, 2, &gpa);
+	d = desc_alloc(e.q, 4, &gpa);
 	desc_copy(&d[0], 8, 0, dst, 1, &ext, &zero, &zero);
 	d[0].op = DRM_TILECOPY_OP_FILL;
 	d[0].value = 0x0123456789abcdefull;
 	desc_copy(&d[1], 8, src, dst + 8, 1, &ext, &zero, &zero);
-	for (op = 0; op < 2; op++) {
+	/* typed (engine 1.2): a FILL of nibbles, a converting COPY */
+	desc_copy(&d[2], 0, 0, dst, 1, &ext, &zero, &zero);
+	d[2].op = DRM_TILECOPY_OP_FILL;
+	d[2].dst_type = DRM_TILECOPY_TYPE_U4;
+	d[2].dst_nibble = 1;
+	d[2].value = 0xa;
+	desc_copy(&d[3], 0, src, dst + 8, 1, &ext, &zero, &zero);
+	d[3].src_type = DRM_TILECOPY_TYPE_F32;
+	d[3].dst_type = DRM_TILECOPY_TYPE_BF16;
+	d[3].cvt_flags = DRM_TILECOPY_CVT_SCALE;
+	d[3].scale = 0x40000000u;
+	for (op = 0; op < 4; op++) {
 		uint64_t seq = 10 + op;
 
 		ring_submit(&e.d, 0, &r, gpa + op * sizeof(*d), 1, 0, seq);
@@ -1642,7 +2284,7 @@ START_TEST(test_desc_via_mmu)
 		re = ring_entry(&e.d, &r);
 		re->desc_addr = c == 2 ? wva : dva + off;
 		re->desc_count = c == 1 ? 2 : 1;
-		re->flags = TC_RING_F_DESC_VA;
+		re->flags = TC_RING_F_DESC_VA | TC_RING_F_DESC_256;
 		re->seqno = 30 + c;
 		r.tail = (r.tail + 1) % r.size;
 		tc_qwr(&e.d, 0, TC_Q_TAIL, r.tail);
@@ -2381,23 +3023,32 @@ START_TEST(test_mmu_transpose_fault)
 }
 END_TEST
 
-/* Malformed descriptors: the engine refuses (BAD_DESC) exactly what
- * tc_desc_check() refuses as malformed (-EINVAL / -EOVERFLOW). */
+/*
+ * Malformed descriptors: the engine refuses (BAD_DESC) exactly what
+ * tc_desc_check() refuses as malformed (-EINVAL / -EOVERFLOW), and faults
+ * (FAULT_UNMAPPED) exactly where a footprint leaves the 1 MiB buffer (the
+ * check again, on offsets into it) or lies beyond 2^63. Half the cases are
+ * typed; a typed case may carry a hostile value: an offset at 2^63, a
+ * 4-bit side with a nibble stride of 2^63, a non-finite per-tensor scale, a
+ * scales footprint beyond 64 bits, scales running off the buffer or at an
+ * odd address among NaNs and infinities.
+ */
 START_TEST(test_cross_validation)
 {
 	struct env e;
 	struct ring r;
 	uint64_t seed = 0x2545f4914f6cdd1dull, buf;
-	unsigned t, refused = 0;
+	unsigned t, refused = 0, faulted = 0, typed = 0, nib = 0, hostile = 0;
 
 	env_up(&e, NULL, 1);
 	ring_setup(&e.d, 0, &r, 16);
 	buf = env_buf(&e, 1 << 20, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	fz_fill_floats(&e, buf + 8192, 4096, 3);	/* the scales */
 	for (t = 0; t < 200; t++) {
-		struct drm_tilecopy_desc d;
-		const char *field = "";
-		unsigned k, dim;
-		int cpu;
+		struct drm_tilecopy_desc d, rd;
+		const char *field = "", *rfield = "";
+		unsigned k, dim, far = 0, hostile_now = 0;
+		int cpu, rel;
 		uint32_t st;
 
 		memset(&d, 0, sizeof(d));
@@ -2417,9 +3068,85 @@ START_TEST(test_cross_validation)
 			for (dim = 1; dim < 3; dim++)
 				d.extent[dim] = d.dst_stride[dim] = d.src_stride[dim] = 0;
 		}
-		/* break one field, or none */
+		if (t % 2 && d.op != DRM_TILECOPY_OP_WRITE64) {
+			/* typed (engine 1.2), valid, with a conversion or not */
+			d.dst_type = 1 + fz_rnd(&seed) % 8;
+			d.src_type = d.op == DRM_TILECOPY_OP_COPY ? 1 + fz_rnd(&seed) % 8 : 0;
+			d.elem_size = 0;
+			d.dst_nibble = tc_desc_type_bits(d.dst_type) == 4 && fz_rnd(&seed) % 2;
+			d.src_nibble = tc_desc_type_bits(d.src_type) == 4 && fz_rnd(&seed) % 2;
+			if (d.op == DRM_TILECOPY_OP_FILL)
+				d.value = fz_rnd(&seed) & ((1ull << tc_desc_type_bits(d.dst_type)) - 1);
+			if (d.op == DRM_TILECOPY_OP_COPY && fz_rnd(&seed) % 2) {
+				d.cvt_flags = 1u << (fz_rnd(&seed) % 2);
+				d.scale = d.cvt_flags == DRM_TILECOPY_CVT_SCALE ? 0x3e000000u : 0;
+				d.scales = d.cvt_flags == DRM_TILECOPY_CVT_SCALES ? 8192 : 0;
+				for (dim = 0; d.scales && dim < d.ndims; dim++)
+					d.scale_stride[dim] = fz_rnd(&seed) % 3;
+				d.src_zp = (int32_t)(fz_rnd(&seed) % 5) - 2;
+			}
+			/* break one typed field, give one a hostile value, or none */
+			k = fz_rnd(&seed) % 18;
+			hostile_now = k >= 9 && k < 16;
+			hostile += hostile_now;
+			switch (k) {
+			case 0: d.dst_type = 9 + fz_rnd(&seed) % 200; break;
+			case 1: d.elem_size = 4; break;
+			case 2: d.src_nibble = 2; break;
+			case 3: d.dst_nibble = tc_desc_type_bits(d.dst_type) == 4 ? 3 : 1; break;
+			case 4: d.cvt_flags |= 4; break;
+			case 5: d.pad = 1; break;
+			case 6: d.scale_stride[7] = 1; break;
+			case 7: d.scale = d.cvt_flags == DRM_TILECOPY_CVT_SCALE ? 0x7f800001u : 1; break;
+			case 8: d.dst_zp = d.op == DRM_TILECOPY_OP_COPY && d.src_type ? 0 : 7; break;
+			case 9: far = 1 + fz_rnd(&seed) % 3; break;	/* below */
+			case 10:	/* an infinite per-tensor scale */
+				d.scale = 0x7f800000u | (uint32_t)(fz_rnd(&seed) % 2) << 31;
+				break;
+			case 11:	/* scales footprint beyond 64 bits */
+				d.cvt_flags = DRM_TILECOPY_CVT_SCALES;
+				d.scale = 0;
+				d.scales = 8192;
+				d.scale_stride[0] = 0x80000000u;
+				d.extent[0] = 0x80000001u;
+				break;
+			case 12:	/* scales running off the end of the buffer */
+				if (d.op == DRM_TILECOPY_OP_COPY) {
+					d.cvt_flags = DRM_TILECOPY_CVT_SCALES;
+					d.scale = 0;
+					d.scales = (1 << 20) - 4 * (1 + fz_rnd(&seed) % 3);
+					d.extent[0] = 2 + fz_rnd(&seed) % 3;
+					d.scale_stride[0] = 1 + fz_rnd(&seed) % 2;
+				}
+				break;
+			case 13:	/* a nibble (or element) stride of 2^63 */
+				if (fz_rnd(&seed) % 2) {
+					d.dst_type = DRM_TILECOPY_TYPE_I4 + fz_rnd(&seed) % 2;
+					d.dst_nibble = fz_rnd(&seed) % 2;
+					d.value &= 15;
+				}
+				d.dst_stride[0] = 1ull << 63 | fz_rnd(&seed) % 2;
+				d.extent[0] = 2;
+				break;
+			case 14:	/* a 4-bit destination from its odd nibble, odd strides */
+				d.dst_type = DRM_TILECOPY_TYPE_I4 + fz_rnd(&seed) % 2;
+				d.dst_nibble = 1;
+				d.dst_stride[0] = 1 + 2 * (fz_rnd(&seed) % 3);
+				d.value &= 15;
+				break;
+			case 15:	/* scales at an odd address, among NaNs and infinities */
+				if (d.scales)
+					d.scales += 1 + fz_rnd(&seed) % 3;
+				break;
+			default: break;
+			}
+			d.scales += d.scales ? buf : 0;
+			typed++;
+			nib += tc_desc_type_bits(d.dst_type) == 4 || tc_desc_type_bits(d.src_type) == 4;
+		}
+		/* break one field, or none (none after a hostile value, which must reach the engine) */
 		k = fz_rnd(&seed) % 12;
-		switch (k) {
+		switch (hostile_now ? 11 : k) {
 		case 0: d.op = fz_rnd(&seed) % 2 ? 0 : 4 + fz_rnd(&seed) % 100; break;
 		case 1: d.elem_size = (uint8_t[]){ 0, 3, 5, 16 }[fz_rnd(&seed) % 4]; break;
 		case 2: d.ndims = fz_rnd(&seed) % 2 ? 0 : 9; break;
@@ -2432,9 +3159,23 @@ START_TEST(test_cross_validation)
 		case 9: d.src_stride[0] = d.op == DRM_TILECOPY_OP_COPY ? 1ull << 63 : 1; break;
 		default: break;
 		}
-		d.src += buf;
+		/* (a FILL's or WRITE64's src stays 0, or one broken field above) */
+		d.src += d.op == DRM_TILECOPY_OP_COPY ? buf : 0;
 		d.dst = buf + 4096;
-		cpu = tc_desc_check(&d, ~(size_t)0 >> 1, ~(size_t)0 >> 1, &field);
+		/* an offset at 2^63, or at the end of the address space */
+		if (far == 1 || (far == 2 && d.op != DRM_TILECOPY_OP_COPY))
+			d.dst += 1ull << 63;
+		else if (far == 2)
+			d.src += 1ull << 63;
+		else if (far == 3)
+			d.dst = ~0ull - fz_rnd(&seed) % 16;
+		cpu = tc_desc_check_v2(&d, ~(size_t)0 >> 1, ~(size_t)0 >> 1, ~(size_t)0 >> 1, &field);
+		/* the same, as offsets into the buffer (unmapped around it) */
+		rd = d;
+		rd.src -= rd.op == DRM_TILECOPY_OP_COPY ? buf : 0;
+		rd.dst -= buf;
+		rd.scales -= rd.scales ? buf : 0;
+		rel = tc_desc_check_v2(&rd, 1 << 20, 1 << 20, 1 << 20, &rfield);
 		st = run_job(&e, &r, &d, 1, t + 1);
 		if (cpu == -EINVAL || cpu == -EOVERFLOW) {
 			ck_assert_msg(st & TC_Q_STATUS_HALTED, "case %u: CPU refuses (%s), engine ran it",
@@ -2442,13 +3183,30 @@ START_TEST(test_cross_validation)
 			ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_ERR_CODE), DRM_TILECOPY_STATUS_BAD_DESC);
 			refused++;
 			queue_renew(&e, &r);
+		} else if (cpu == -ERANGE || rel) {
+			/*
+			 * A footprint in 64 bits, beyond 2^63 or the buffer: no
+			 * field is wrong, the VA is.
+			 */
+			ck_assert_msg(st & TC_Q_STATUS_HALTED, "case %u: %s beyond its mapping ran", t,
+				      cpu ? field : rfield);
+			ck_assert_msg(tc_qrd(&e.d, 0, TC_Q_ERR_CODE) == DRM_TILECOPY_STATUS_FAULT_UNMAPPED,
+				      "case %u: %s beyond its mapping: code %u", t, cpu ? field : rfield,
+				      tc_qrd(&e.d, 0, TC_Q_ERR_CODE));
+			faulted++;
+			queue_renew(&e, &r);
 		} else {
 			ck_assert_msg(cpu == 0, "case %u: tc_desc_check %d", t, cpu);
 			ck_assert_msg(!(st & TC_Q_STATUS_HALTED), "case %u: engine refuses (code %u), "
 				      "CPU accepts", t, tc_qrd(&e.d, 0, TC_Q_ERR_CODE));
 		}
 	}
+	printf("/cross/validation: 200 descriptors, %u refused, %u faulted; %u typed (%u with "
+	       "4-bit sides), %u with a hostile value\n", refused, faulted, typed, nib, hostile);
+	fflush(stdout);
 	ck_assert_msg(refused > 50 && refused < 200, "refused %u", refused);
+	ck_assert_msg(faulted >= 3 && hostile > 20 && nib > 10, "faulted %u, hostile %u, 4-bit %u",
+		      faulted, hostile, nib);
 	env_down(&e);
 }
 END_TEST
@@ -2611,6 +3369,12 @@ static Suite *device_suite(void)
 	ADD("/desc/fuzz", test_desc_fuzz);
 	ADD("/desc/table", test_desc_table);
 	ADD("/desc/via-mmu", test_desc_via_mmu);
+	ADD("/typed/pairs", test_typed_pairs);
+	ADD("/typed/nibbles", test_typed_nibbles);
+	ADD("/typed/fill", test_typed_fill);
+	ADD("/typed/faults", test_typed_faults);
+	ADD("/typed/desc-size", test_typed_desc_size);
+	ADD("/typed/dma-error", test_typed_dma_error);
 	ADD("/engine/stop-progress", test_stop_progress);
 	ADD("/engine/stop-long-row", test_stop_long_row);
 	ADD("/engine/reset-hang", test_reset_hang);

@@ -15,6 +15,12 @@
  *  - buffers one byte too small are refused.
  * A refused pair must come with a message. Any mismatch aborts.
  *
+ * Element types include i4 and u4; a byte after the formats may ask for a
+ * dtype-converting plan (tilecopy_plan_create_v2: another destination type,
+ * a scale per tensor or per channel along one dim, zero points), whose
+ * reference converts each element with tc_cvt_ref_run. The corpus of
+ * plain plans reads as before (that byte is 0 past the end of an input).
+ *
  * Copyright (c) 2026 The tilecopy authors
  */
 #include <stdint.h>
@@ -28,6 +34,7 @@
 /* White-box: the value-level API under the handles (libuser/internal.h). */
 #include "internal.h"
 #include "plan_internal.h"
+#include "cpu/cvt.h"
 
 #define FZ_MAX_ELEMS	4096
 #define FZ_MAX_BYTES	(1u << 20)
@@ -198,14 +205,136 @@ static void fz_fill(uint8_t *p, size_t n, uint32_t seed)
 	}
 }
 
+/* A conversion asked for by the input, or none (on == 0). */
+struct fz_conv {
+	int on;
+	tilecopy_convert_params_t pr;
+	float scales[16];
+	struct tc_cvt cv;
+};
+
+static const tilecopy_dtype_t fz_cvt_types[] = {
+	TILECOPY_DT_F32, TILECOPY_DT_F16, TILECOPY_DT_BF16, TILECOPY_DT_I8,
+	TILECOPY_DT_U8, TILECOPY_DT_I32, TILECOPY_DT_I4, TILECOPY_DT_U4,
+};
+
+/* tc_cvt_kind of a convertible dtype (the table's order is the kinds'). */
+static enum tc_cvt_kind fz_kind(tilecopy_dtype_t dt)
+{
+	for (size_t i = 0; i < TC_N(fz_cvt_types); i++)
+		if (fz_cvt_types[i] == dt)
+			return (enum tc_cvt_kind)i;
+	return TC_CVT_F32;
+}
+
+/*
+ * Byte @b: bit 0 a conversion; bits 1-3 the destination type; bits 4-5
+ * none, a scale, scales along dim (b >> 6) % rank, zero points.
+ */
+static void fz_conv_pick(struct fz_conv *c, unsigned b, tilecopy_dtype_t *sdt,
+			 tilecopy_dtype_t *ddt, const int64_t *shape, int rank)
+{
+	int q = (b >> 4) & 3, dim = (int)(b >> 6) % rank;
+
+	memset(c, 0, sizeof(*c));
+	if (!(b & 1))
+		return;
+	c->on = 1;
+	if (fz_kind(*sdt) == TC_CVT_F32 && *sdt != TILECOPY_DT_F32)
+		*sdt = TILECOPY_DT_F32;		/* f64, i64, i16 have no conversion */
+	*ddt = fz_cvt_types[(b >> 1) & 7];
+	tilecopy_convert_params_init(&c->pr);
+	for (int i = 0; i < 16; i++)
+		c->scales[i] = i % 3 ? 0.37f * (float)(i + 1) : -1.5f;
+	if (q == 1) {
+		c->pr.scales = &c->scales[1];
+		c->pr.nscales = 1;
+	} else if (q == 2 && shape[dim] <= 16) {
+		c->pr.scales = c->scales;
+		c->pr.nscales = (size_t)shape[dim];
+		c->pr.scale_dim = dim;
+	} else if (q == 3) {
+		c->pr.src_zero_point = 3;
+		c->pr.dst_zero_point = -2;
+	}
+}
+
+/* Element @e of a side of @bits bits, as raw bits (a nibble, a byte, ...). */
+static uint64_t fz_elem(const uint8_t *p, int64_t e, unsigned bits)
+{
+	uint64_t v = 0;
+
+	if (bits == 4)
+		return (p[e >> 1] >> (4 * (e & 1))) & 0xf;
+	memcpy(&v, p + e * (bits / 8), bits / 8);
+	return v;
+}
+
+static void fz_elem_set(uint8_t *p, int64_t e, unsigned bits, uint64_t v)
+{
+	if (bits == 4)
+		p[e >> 1] = (uint8_t)((p[e >> 1] & (e & 1 ? 0x0f : 0xf0)) |
+				      (v & 0xf) << (4 * (e & 1)));
+	else
+		memcpy(p + e * (bits / 8), &v, bits / 8);
+}
+
+/* The reference: every logical element through crd2idx, converted or copied. */
+static void fz_reference(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
+			 const int64_t *shape, int rank, const struct fz_conv *c,
+			 const uint8_t *s, uint64_t sb, uint8_t *ref, uint64_t db)
+{
+	unsigned sbits = tc_dtype_bits(src->dtype), dbits = tc_dtype_bits(dst->dtype);
+	int64_t n = 1;
+
+	for (int m = 0; m < rank; m++)
+		n *= shape[m];
+	for (int64_t i = 0; i < n; i++) {
+		int64_t crd[TILECOPY_MAX_RANK], r = i, si, di;
+		int d = c->pr.scale_dim;
+
+		for (int m = 0; m < rank; m++) {
+			crd[m] = r % shape[m];
+			r /= shape[m];
+		}
+		FZ_CHECK(!tc_layout_crd2idx(&src->layout, crd, &si), "src crd2idx");
+		FZ_CHECK(!tc_layout_crd2idx(&dst->layout, crd, &di), "dst crd2idx");
+		FZ_CHECK((uint64_t)(si + 1) * sbits <= sb * 8 && (uint64_t)(di + 1) * dbits <= db * 8,
+			 "element outside the plan's buffers");
+		if (c->on)
+			tc_cvt_ref_run(&c->cv, ref, di, 1, s, si, 1, 1,
+				       &c->scales[c->pr.nscales > 1 ? crd[d] : 0], 0);
+		else
+			fz_elem_set(ref, di, dbits, fz_elem(s, si, sbits));
+	}
+}
+
+/*
+ * The high nibble of a 4-bit destination's last byte when its cosize is
+ * odd: outside the tensor, never written. Its bits in that byte, or 0.
+ */
+static uint8_t fz_unwritten(const tilecopy_tensor_t *dst)
+{
+	return tc_dtype_bits(dst->dtype) == 4 && (tc_layout_cosize(&dst->layout) & 1) ? 0xf0 : 0;
+}
+
 static void fz_run(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
-		   const int64_t *shape, int rank, uint32_t seed)
+		   const int64_t *shape, int rank, uint32_t seed, struct fz_conv *c)
 {
 	tilecopy_plan_t *plan;
 	tilecopy_status_t st;
-	size_t esz = tc_dtype_size(src->dtype);
 
-	st = tc_plan_create(&plan, src, dst, 0);
+	if (c->on) {
+		struct tc_cvt_quant q = {
+			c->pr.scales, c->pr.nscales, c->pr.src_zero_point, c->pr.dst_zero_point,
+		};
+
+		st = tc_plan_create_v2(&plan, src, dst, &c->pr, 0);
+		FZ_CHECK(st || !tc_cvt_init(&c->cv, fz_kind(dst->dtype), fz_kind(src->dtype), &q,
+					    &tc_cvt_scalar, NULL), "tc_cvt_init");
+	} else {
+		st = tc_plan_create(&plan, src, dst, 0);
+	}
 	if (st) {
 		FZ_CHECK(tilecopy_last_error()[0], "plan %s -> %s refused without a message",
 			 src->format, dst->format);
@@ -228,6 +357,7 @@ static void fz_run(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
 		FZ_CHECK(!tilecopy_desc_format(&d[i], line, sizeof(line)), "desc_format");
 
 	uint8_t *s = malloc(sb ? sb : 1), *out = malloc(db), *ref = malloc(db), *alt = malloc(db);
+	uint8_t outside = fz_unwritten(dst);
 
 	FZ_CHECK(s && out && ref && alt, "malloc");
 	fz_fill(s, sb, seed);
@@ -236,30 +366,16 @@ static void fz_run(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
 	FZ_CHECK(st == TILECOPY_SUCCESS, "scalar %s -> %s: %s", src->format, dst->format,
 		 tilecopy_last_error());
 
-	/* Reference: zeros, then every logical element through crd2idx. */
-	int64_t n = 1;
-
-	for (int m = 0; m < rank; m++)
-		n *= shape[m];
+	/* Reference: zeros (the bits outside the tensor as they were), then the elements. */
 	memset(ref, 0, db);
-	for (int64_t i = 0; i < n; i++) {
-		int64_t crd[TILECOPY_MAX_RANK], r = i, si, di;
-
-		for (int m = 0; m < rank; m++) {
-			crd[m] = r % shape[m];
-			r /= shape[m];
-		}
-		FZ_CHECK(!tc_layout_crd2idx(&src->layout, crd, &si), "src crd2idx");
-		FZ_CHECK(!tc_layout_crd2idx(&dst->layout, crd, &di), "dst crd2idx");
-		FZ_CHECK((uint64_t)si * esz + esz <= sb && (uint64_t)di * esz + esz <= db,
-			 "element outside the plan's buffers");
-		memcpy(ref + di * esz, s + si * esz, esz);
-	}
+	ref[db - 1] |= 0xa5 & outside;
+	fz_reference(src, dst, shape, rank, c, s, sb, ref, db);
 	for (uint64_t i = 0; i < db; i++)
 		FZ_CHECK(out[i] == ref[i],
-			 "%s -> %s (%s, shape[0] %lld, rank %d): byte %llu is 0x%02x, reference 0x%02x",
+			 "%s -> %s (%s -> %s, shape[0] %lld, rank %d): byte %llu is 0x%02x, reference 0x%02x",
 			 src->format, dst->format, tc_dtype_name(src->dtype),
-			 (long long)shape[0], rank, (unsigned long long)i, out[i], ref[i]);
+			 tc_dtype_name(dst->dtype), (long long)shape[0], rank,
+			 (unsigned long long)i, out[i], ref[i]);
 
 	static const char *const simd[] = { "sse2", "avx2", "avx512", "neon" };
 
@@ -271,6 +387,8 @@ static void fz_run(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
 		memset(alt, 0x5a, db);
 		st = tilecopy_plan_execute_cpu(plan, s, sb, alt, db, simd[k]);
 		FZ_CHECK(st == TILECOPY_SUCCESS, "%s: %s", simd[k], tilecopy_last_error());
+		FZ_CHECK((alt[db - 1] & outside) == (0x5a & outside), "%s wrote outside", simd[k]);
+		alt[db - 1] = (uint8_t)((alt[db - 1] & ~outside) | (out[db - 1] & outside));
 		FZ_CHECK(!memcmp(alt, out, db), "%s differs from scalar: %s -> %s", simd[k],
 			 src->format, dst->format);
 	}
@@ -284,6 +402,8 @@ static void fz_run(const tilecopy_tensor_t *src, const tilecopy_tensor_t *dst,
 		st = tilecopy_plan_execute_cpu(plan, io, big, io, big, "scalar");
 		FZ_CHECK(st == TILECOPY_SUCCESS, "in place: %s", tilecopy_last_error());
 		/* bytes the plan does not write keep the source's there */
+		if (outside)	/* that nibble keeps the source's byte's */
+			io[db - 1] = (uint8_t)((io[db - 1] & ~outside) | (out[db - 1] & outside));
 		for (uint64_t i = 0; i < db; i++)
 			FZ_CHECK(io[i] == out[i] || (out[i] == 0xa5 && i < sb && io[i] == s[i]),
 				 "in place %s -> %s: byte %llu is 0x%02x, out of place 0x%02x",
@@ -312,8 +432,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_in in = { data, size };
 	int64_t shape[TILECOPY_MAX_RANK];
 	int rank, kind = fz_u8(&in) % 4;
-	tilecopy_dtype_t dt = (tilecopy_dtype_t)(fz_u8(&in) % 9);
+	tilecopy_dtype_t dt = (tilecopy_dtype_t)(fz_u8(&in) % 11), dt2;
 	struct fz_fmt fs, fd;
+	struct fz_conv conv;
 	tilecopy_tensor_t src, dst;
 	int64_t n = 1;
 
@@ -338,10 +459,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fz_format(&in, kind, shape, rank, 1, &fs);
 	fz_format(&in, kind, shape, rank, 0, &fd);
+	dt2 = dt;
+	fz_conv_pick(&conv, fz_u8(&in), &dt, &dt2, shape, rank);
 	if (tc_tensor_make(&src, fs.text, shape, rank, dt, fs.has_block ? fs.block : NULL))
 		return 0;
-	if (tc_tensor_make(&dst, fd.text, shape, rank, dt, fd.has_block ? fd.block : NULL))
+	if (tc_tensor_make(&dst, fd.text, shape, rank, dt2, fd.has_block ? fd.block : NULL))
 		return 0;
-	fz_run(&src, &dst, shape, rank, seed);
+	fz_run(&src, &dst, shape, rank, seed, &conv);
 	return 0;
 }

@@ -46,12 +46,12 @@ static void fz_check_tensor(const tilecopy_tensor_t *t, const int64_t *shape,
 			    int rank, const char *format)
 {
 	const tilecopy_layout_t *l = &t->layout;
-	size_t esz = tc_dtype_size(t->dtype);
+	unsigned int bits = tc_dtype_bits(t->dtype);
 	uint64_t bytes;
 	int64_t n = 1, idx;
 	char buf[1024];
 
-	FZ_CHECK(esz, "tensor with unknown dtype %d", (int)t->dtype);
+	FZ_CHECK(bits, "tensor with unknown dtype %d", (int)t->dtype);
 	FZ_CHECK(l->rank == rank, "%s: layout rank %d for shape rank %d", format,
 		 l->rank, rank);
 	for (int m = 0; m < rank; m++) {
@@ -82,12 +82,16 @@ static void fz_check_tensor(const tilecopy_tensor_t *t, const int64_t *shape,
 
 	if (tc_tensor_bytes(t, &bytes) != TILECOPY_SUCCESS)
 		return;
-	/* n logical elements of esz bytes, without overlap, need n*esz bytes. */
-	if (n > 0 && !ovl && (uint64_t)n <= UINT64_MAX / esz)
-		FZ_CHECK(bytes >= (uint64_t)n * esz, "%s: %llu bytes for %lld elements",
+	/*
+	 * n logical elements of @bits each, without overlap, need their bytes
+	 * (4-bit ones rounded up).
+	 */
+	if (n > 0 && !ovl && (uint64_t)n <= UINT64_MAX / 8)
+		FZ_CHECK(bytes >= tc_elems_bytes((uint64_t)n, bits), "%s: %llu bytes for %lld elements",
 			 format, (unsigned long long)bytes, (long long)n);
-	if (n > 0 && !pad && !ovl && (uint64_t)n <= UINT64_MAX / esz)
-		FZ_CHECK(bytes == (uint64_t)n * esz, "%s: no padding, but %llu bytes for %lld elements",
+	if (n > 0 && !pad && !ovl && (uint64_t)n <= UINT64_MAX / 8)
+		FZ_CHECK(bytes == tc_elems_bytes((uint64_t)n, bits),
+			 "%s: no padding, but %llu bytes for %lld elements",
 			 format, (unsigned long long)bytes, (long long)n);
 	if (n < 1 || n > FZ_WALK_MAX)
 		return;
@@ -100,7 +104,7 @@ static void fz_check_tensor(const tilecopy_tensor_t *t, const int64_t *shape,
 		}
 		FZ_CHECK(tc_layout_crd2idx(l, crd, &idx) == TILECOPY_SUCCESS,
 			 "%s: crd2idx: %s", format, tilecopy_last_error());
-		FZ_CHECK(idx >= 0 && (uint64_t)idx * esz + esz <= bytes,
+		FZ_CHECK(idx >= 0 && ((uint64_t)idx + 1) * bits <= bytes * 8,
 			 "%s: element %lld at %lld outside %llu bytes", format,
 			 (long long)i, (long long)idx, (unsigned long long)bytes);
 	}
@@ -116,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 2048)
 		return 0;
-	int dtype = fz_range(&in, -1, 9);	/* -1 and 9: invalid */
+	int dtype = fz_range(&in, -1, 11);	/* -1 and 11: invalid; 9, 10: i4, u4 */
 	int rank = fz_range(&in, -1, 18);	/* 16 is the limit */
 	unsigned flags = fz_u8(&in);
 	int nsh = rank > 0 ? rank : 1;
@@ -183,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FZ_CHECK(sh[k] >= 1, "shape_parse gave %lld", (long long)sh[k]);
 	}
 	if (tilecopy_dtype_parse(&dt, text) == TILECOPY_SUCCESS)
-		FZ_CHECK(tc_dtype_size(dt), "dtype_parse gave unknown %d", (int)dt);
+		FZ_CHECK(tc_dtype_bits(dt), "dtype_parse gave unknown %d", (int)dt);
 	(void)tilecopy_status_str((tilecopy_status_t)dtype);
 	(void)tc_dtype_name((tilecopy_dtype_t)dtype);
 	free(text);

@@ -28,14 +28,19 @@ step() {
 }
 
 # every ioctl, real jobs, waits (slow engine: delay-ns-per-kb), syncobjs,
-# every layout pair device vs CPU,
-# several processes, two engines; then a forced reset with jobs in flight
+# every layout pair device vs CPU, typed descriptors (conversions) vs the
+# CPU reference, several processes, two engines; then a forced reset with
+# jobs in flight
 step "ioctl + jobs (2 engines)" "${run[@]}" --devices 2 --device-props delay-ns-per-kb=50000 \
-	--timeout 900 -- bash -c "$T/test_ioctl && $T/test_layouts && $T/test_recovery"
+	--timeout 900 -- bash -c "$T/test_ioctl && $T/test_convert && $T/test_layouts && $T/test_recovery"
 # the smallest engine: one queue, a 4 KiB tile buffer (the firmware's
-# minimum): limits reported, jobs and every layout pair tiled through it
-step "1 queue, 4 KiB tile buffer" "${run[@]}" --device-props queues=1,tilebuf-size=4096 \
-	--timeout 600 -- bash -c "CK_RUN_CASE=param $T/test_ioctl && CK_RUN_CASE=job $T/test_ioctl && $T/test_layouts"
+# minimum), and no conversion (convert=off: an engine 1.1, which reads
+# 192-byte descriptors): limits reported, jobs and every layout pair tiled
+# through it, every typed descriptor refused (-EOPNOTSUPP)
+step "1 queue, 4 KiB tile buffer, engine 1.1" "${run[@]}" \
+	--device-props queues=1,tilebuf-size=4096,convert=off --timeout 600 -- \
+	bash -c "CK_RUN_CASE=param $T/test_ioctl && CK_RUN_CASE=job $T/test_ioctl && $T/test_layouts &&
+		CK_RUN_CASE=submit $T/test_ioctl && $T/test_convert"
 # a DMA error in the middle of a job: status, err_desc, err_addr, recovery
 step "dma error" "${run[@]}" --device-props dma-error-on-job=3 --timeout 300 -- "$T/test_recovery"
 # a hung job: job timeout, engine reset, only the guilty job fails

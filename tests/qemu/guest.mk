@@ -19,6 +19,18 @@ $(BUILD)/tests/guest/%: tests/guest/%.c tests/guest/tc_guest.c tests/guest/tc_gu
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(GUEST_CFLAGS) -o $@ $< tests/guest/tc_guest.c $(GUEST_LIBS)
 
+# test_convert compares with the library's conversion reference, built as
+# the library builds it (no FMA contraction).
+# Its SDK case goes through libtilecopy's device backend too.
+$(BUILD)/tests/guest/test_convert: tests/guest/test_convert.c tests/guest/tc_guest.c \
+		tests/guest/tc_guest.h tests/typed_ref.h libuser/cpu/cvt_scalar.c \
+		libuser/cpu/cvt_desc.c libuser/cpu/cvt.h libuser/cpu/cvt_desc.h \
+		include/uapi/drm/tilecopy_accel.h libuser/plan_internal.h $(LIB_A) $(DEV_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(GUEST_CFLAGS) -ffp-contract=off -o $@ $< tests/guest/tc_guest.c \
+		libuser/cpu/cvt_scalar.c libuser/cpu/cvt_desc.c $(LIB_A) $(GUEST_LIBS) \
+		$(LIB_LDLIBS)
+
 # test_layouts goes through libtilecopy's device backend.
 $(BUILD)/tests/guest/test_layouts: tests/guest/test_layouts.c tests/guest/tc_guest.c \
 		tests/guest/tc_guest.h $(LIB_A)

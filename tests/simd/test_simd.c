@@ -29,6 +29,7 @@
 
 #include "tilecopy/tilecopy.h"
 #include "cpu/cpu_exec.h"
+#include "cpu/pattern.h"
 
 /* x86 in ascending order of width; the default is the widest available. */
 static const char *const simd_names[] = { "neon", "sse2", "avx2", "avx512" };
@@ -83,11 +84,13 @@ static size_t need_bytes(const struct drm_tilecopy_desc *d, int src_side)
 
 /*
  * Run @descs with the scalar reference and with @be on buffers misaligned
- * by @mis bytes; every byte of the destination must agree.
+ * by @mis bytes; every byte of the destination must agree. @scales:
+ * @nscales floats the typed descriptors with per-channel scales read.
  */
-static void check_descs(const struct tc_cpu_backend *be,
-			const struct drm_tilecopy_desc *descs, size_t n,
-			unsigned mis, const char *what)
+static void check_descs_scales(const struct tc_cpu_backend *be,
+			       const struct drm_tilecopy_desc *descs, size_t n,
+			       const float *scales, size_t nscales,
+			       unsigned mis, const char *what)
 {
 	size_t ssz = 1, dsz = 1, i;
 	unsigned char *sbuf, *ref, *out;
@@ -100,8 +103,9 @@ static void check_descs(const struct tc_cpu_backend *be,
 		dsz = d > dsz ? d : dsz;
 	}
 	for (i = 0; i < n; i++)
-		ck_assert_msg(!tc_desc_check(&descs[i], ssz, dsz, &field),
-			      "%s: test built a bad descriptor (%s)", what, field);
+		ck_assert_msg(!tc_desc_check_v2(&descs[i], ssz, dsz, nscales * sizeof(float),
+						&field),
+			      "%s: test built a bad descriptor %zu (%s)", what, i, field);
 	sbuf = malloc(ssz + 64);
 	ref = malloc(dsz + 64);
 	out = malloc(dsz + 64);
@@ -110,8 +114,8 @@ static void check_descs(const struct tc_cpu_backend *be,
 	fill_noise(ref + mis, dsz, 0x9876 + dsz);
 	memcpy(out + mis, ref + mis, dsz);
 
-	ck_assert_int_eq(tc_exec_scalar(descs, n, sbuf + mis, ref + mis), 0);
-	ck_assert_int_eq(be->exec(descs, n, sbuf + mis, out + mis), 0);
+	ck_assert_int_eq(tc_exec_scalar_scales(descs, n, sbuf + mis, ref + mis, scales), 0);
+	ck_assert_int_eq(be->exec_scales(descs, n, sbuf + mis, out + mis, scales), 0);
 	if (memcmp(ref + mis, out + mis, dsz)) {
 		for (i = 0; i < dsz && ref[mis + i] == out[mis + i]; i++)
 			;
@@ -122,6 +126,13 @@ static void check_descs(const struct tc_cpu_backend *be,
 	free(sbuf);
 	free(ref);
 	free(out);
+}
+
+static void check_descs(const struct tc_cpu_backend *be,
+			const struct drm_tilecopy_desc *descs, size_t n,
+			unsigned mis, const char *what)
+{
+	check_descs_scales(be, descs, n, NULL, 0, mis, what);
 }
 
 static const struct tc_cpu_backend *backend_or_skip(int i)
@@ -810,9 +821,13 @@ END_TEST
 
 /* ---- random descriptor sets ------------------------------------------- */
 
-static void random_desc(struct drm_tilecopy_desc *d)
+/*
+ * Random extents (up to ~20000 elements) and strides of one of the kinds
+ * below into @d (a COPY of @es-byte elements); @return the kind, 5 being
+ * "make it a FILL" (strides not set beyond the destination's).
+ */
+static int random_shape(struct drm_tilecopy_desc *d, unsigned es)
 {
-	static const unsigned es_list[] = { 1, 2, 4, 8 };
 	int nd = 1 + (int)rnd_below(rnd_below(4) ? 4 : 8), perm[8], kind = (int)rnd_below(6);
 	__u32 ext[8];
 	size_t total = 1;
@@ -821,7 +836,7 @@ static void random_desc(struct drm_tilecopy_desc *d)
 		ext[k] = total > 20000 ? 1 + rnd_below(2) : odd[rnd_below(NODD)];
 		total *= ext[k];
 	}
-	*d = copy_desc(es_list[rnd_below(4)], nd, ext);
+	*d = copy_desc(es, nd, ext);
 	d->src = rnd_below(70);
 	d->dst = rnd_below(70);
 	identity(perm, nd);
@@ -849,10 +864,17 @@ static void random_desc(struct drm_tilecopy_desc *d)
 	default:	/* FILL */
 		d->op = DRM_TILECOPY_OP_FILL;
 		d->src = 0;
-		/* no bits above elem_size: the descriptor rules */
-		d->value = rnd() & (~0ull >> (64 - 8 * d->elem_size));
 		break;
 	}
+	return kind;
+}
+
+static void random_desc(struct drm_tilecopy_desc *d)
+{
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+
+	if (random_shape(d, es_list[rnd_below(4)]) == 5)	/* no bits above elem_size */
+		d->value = rnd() & (~0ull >> (64 - 8 * d->elem_size));
 }
 
 START_TEST(test_random)
@@ -892,14 +914,42 @@ static const char *const fmt2[] = {
 	"RowMajor", "ColumnMajor", "zN", "zZ", "nZ", "nN",
 };
 
+/*
+ * @plan on @cpu against the scalar executor, buffers misaligned by @mis,
+ * the destination full of noise; frees the plan.
+ */
+static void check_plan_vs_scalar(tilecopy_plan_t *plan, const char *cpu, unsigned mis,
+				 const char *what)
+{
+	unsigned char *sbuf, *ref, *out;
+	uint64_t ssz, dsz;
+
+	tilecopy_plan_src_bytes(plan, &ssz);
+	tilecopy_plan_dst_bytes(plan, &dsz);
+	sbuf = malloc(ssz + mis);
+	ref = malloc(dsz + mis);
+	out = malloc(dsz + mis);
+	ck_assert(sbuf && ref && out);
+	fill_noise(sbuf + mis, ssz, ssz);
+	fill_noise(ref + mis, dsz, 77);
+	memcpy(out + mis, ref + mis, dsz);
+	ck_assert(!tilecopy_plan_execute_cpu(plan, sbuf + mis, ssz, ref + mis, dsz, "scalar"));
+	ck_assert_msg(!tilecopy_plan_execute_cpu(plan, sbuf + mis, ssz, out + mis, dsz, cpu),
+		      "%s: %s", cpu, tilecopy_last_error());
+	ck_assert_msg(!memcmp(ref + mis, out + mis, dsz), "%s: %s differs from scalar", cpu, what);
+	free(sbuf);
+	free(ref);
+	free(out);
+	tilecopy_plan_destroy(plan);
+}
+
 static void check_plan_pair(const char *cpu, const char *sf, const char *df,
 			    const int64_t *shape, int rank, tilecopy_dtype_t dt)
 {
 	tilecopy_tensor_t *st, *dtn;
 	tilecopy_plan_t *plan = NULL;
-	unsigned char *sbuf, *ref, *out;
-	uint64_t ssz, dsz;
 	const char *dtname = "?";
+	char what[96];
 
 	ck_assert_msg(!tilecopy_tensor_create(&st, sf, shape, rank, dt, NULL, 0),
 		      "%s: %s", sf, tilecopy_last_error());
@@ -909,25 +959,9 @@ static void check_plan_pair(const char *cpu, const char *sf, const char *df,
 		      sf, df, tilecopy_last_error());
 	tilecopy_tensor_destroy(st);
 	tilecopy_tensor_destroy(dtn);
-	tilecopy_plan_src_bytes(plan, &ssz);
-	tilecopy_plan_dst_bytes(plan, &dsz);
 	tilecopy_dtype_name(dt, &dtname);
-	sbuf = malloc(ssz + 1);
-	ref = malloc(dsz + 1);
-	out = malloc(dsz + 1);
-	ck_assert(sbuf && ref && out);
-	fill_noise(sbuf + 1, ssz, ssz);
-	fill_noise(ref + 1, dsz, 77);
-	memcpy(out + 1, ref + 1, dsz);
-	ck_assert(!tilecopy_plan_execute_cpu(plan, sbuf + 1, ssz, ref + 1, dsz, "scalar"));
-	ck_assert_msg(!tilecopy_plan_execute_cpu(plan, sbuf + 1, ssz, out + 1, dsz, cpu),
-		      "%s: %s", cpu, tilecopy_last_error());
-	ck_assert_msg(!memcmp(ref + 1, out + 1, dsz), "%s: %s -> %s (%s) differs from scalar",
-		      cpu, sf, df, dtname);
-	free(sbuf);
-	free(ref);
-	free(out);
-	tilecopy_plan_destroy(plan);
+	snprintf(what, sizeof(what), "%s -> %s (%s)", sf, df, dtname);
+	check_plan_vs_scalar(plan, cpu, 1, what);
 }
 
 START_TEST(test_format_pairs)
@@ -952,6 +986,278 @@ START_TEST(test_format_pairs)
 					check_plan_pair(be->name, fmt2[a], fmt2[b], s2[s],
 							s == 2 ? 3 : 2, dts[t]);
 	}
+}
+END_TEST
+
+/* ---- typed descriptors (ABI 1.2): conversions, 4-bit elements ---------- */
+
+#define NSCALES	4096
+
+static unsigned type_bits(unsigned t)
+{
+	return tc_desc_type_bits(t);
+}
+
+/* Scales that matter: ordinary, negative, 1.0, 0, tiny, huge, a denormal. */
+static void fill_scales(float *s, size_t n)
+{
+	static const float pick[] = { 0.37f, -1.5f, 1.0f, 0.0f, 1.0f / 3, 3e30f,
+				      0x1p-130f, 7.0f, 0.0625f };
+
+	for (size_t i = 0; i < n; i++)
+		s[i] = pick[rnd_below(sizeof(pick) / sizeof(pick[0]))];
+}
+
+/* The conversion fields of a typed COPY: none, a scale, scales, zero points. */
+static void random_quant(struct drm_tilecopy_desc *d)
+{
+	static const float one = 1.0f, odd_scale = -0.3f;
+	int q = (int)rnd_below(6);
+
+	if (q == 1 || q == 5) {
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALE;
+		memcpy(&d->scale, rnd_below(4) ? &odd_scale : &one, 4);
+	} else if (q == 2 || q == 4) {
+		__u64 span = 0;
+
+		d->cvt_flags = DRM_TILECOPY_CVT_SCALES;
+		for (int k = 0; k < d->ndims; k++) {
+			d->scale_stride[k] = rnd_below(3) ? 0 : rnd_below(3);
+			span += (__u64)(d->extent[k] - 1) * d->scale_stride[k];
+		}
+		if (span + 64 >= NSCALES)
+			memset(d->scale_stride, 0, sizeof(d->scale_stride));
+		d->scales = 4 * rnd_below(64);
+	}
+	if (q >= 3) {
+		static const __s32 zps[] = { 0, 1, -3, 7, 128, -100000, 1 << 25 };
+
+		d->src_zp = zps[rnd_below(7)];
+		d->dst_zp = zps[rnd_below(7)];
+	}
+}
+
+/*
+ * A random typed descriptor: any pair of types, nibble offsets on 4-bit
+ * sides, transposes, padded, broadcast and same-order strides, a
+ * destination overlapping itself; or a FILL of a 4-bit type.
+ */
+static void random_typed(struct drm_tilecopy_desc *d)
+{
+	if (random_shape(d, 0) == 5) {	/* a FILL of a 4-bit type */
+		d->dst_type = (__u8)(DRM_TILECOPY_TYPE_I4 + rnd_below(2));
+		d->value = rnd() & 0xf;
+		d->dst_nibble = (__u8)rnd_below(2);
+		return;
+	}
+	d->src_type = (__u8)(1 + rnd_below(8));
+	d->dst_type = (__u8)(1 + rnd_below(8));
+	if (type_bits(d->src_type) == 4)
+		d->src_nibble = (__u8)rnd_below(2);
+	if (type_bits(d->dst_type) == 4)
+		d->dst_nibble = (__u8)rnd_below(2);
+	random_quant(d);
+}
+
+START_TEST(test_typed_random)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	int rounds = quick() ? 300 : 1500;
+	float *scales = malloc(NSCALES * sizeof(float));
+
+	ck_assert(scales);
+	if (!be) {
+		free(scales);
+		return;
+	}
+	rng_state = 0x7e9ed000ULL + (uint64_t)_i;
+	for (int r = 0; r < rounds; r++) {
+		struct drm_tilecopy_desc d[3];
+		size_t n = 1 + rnd_below(3);
+		char what[64];
+
+		fill_scales(scales, NSCALES);
+		for (size_t j = 0; j < n; j++)
+			random_typed(&d[j]);
+		snprintf(what, sizeof(what), "typed set %d (%u>%u)", r, d[0].src_type,
+			 d[0].dst_type);
+		check_descs_scales(be, d, n, scales, NSCALES, rnd_below(8), what);
+	}
+	free(scales);
+}
+END_TEST
+
+/* A typed COPY of @es-like shape: transpose @rows x @cols (+ @outer copies). */
+static struct drm_tilecopy_desc typed_transpose(unsigned st, unsigned dt, __u32 rows,
+						__u32 cols, __u32 outer, __u64 dld)
+{
+	__u32 ext[3] = { rows, cols, outer };
+	struct drm_tilecopy_desc d = copy_desc(1, 3, ext);
+
+	d.elem_size = 0;
+	d.src_type = (__u8)st;
+	d.dst_type = (__u8)dt;
+	d.src_stride[0] = cols, d.src_stride[1] = 1, d.src_stride[2] = (__u64)rows * cols;
+	d.dst_stride[0] = 1, d.dst_stride[1] = dld, d.dst_stride[2] = (__u64)cols * dld;
+	return d;
+}
+
+/*
+ * Large typed descriptors on 2, 3 and 7 threads: transposes (the tiled
+ * path), runs, 4-bit destinations whose outermost stride is odd (a cut
+ * must fall where a byte starts) or tight (no byte between the parts).
+ */
+START_TEST(test_typed_threads)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned nthr[] = { 2, 3, 7 };
+	float *scales = malloc(NSCALES * sizeof(float));
+	struct drm_tilecopy_desc d[12];
+	__u32 e[2] = { 7, 60001 };
+	size_t n = 0;
+
+	ck_assert(scales);
+	if (!be) {
+		free(scales);
+		return;
+	}
+	rng_state = 0x7417ULL;
+	fill_scales(scales, NSCALES);
+	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_F32, DRM_TILECOPY_TYPE_BF16, 64, 3136, 3, 64);
+	/* fused transpose + encoding, streamed (4 MiB and more out), odd edges */
+	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_F32, DRM_TILECOPY_TYPE_F16, 61, 3137, 12, 61);
+	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_F32, DRM_TILECOPY_TYPE_BF16, 37, 50003, 1, 40);
+	d[n] = typed_transpose(DRM_TILECOPY_TYPE_F32, DRM_TILECOPY_TYPE_I8, 64, 3136, 2, 64);
+	d[n].cvt_flags = DRM_TILECOPY_CVT_SCALES;	/* per channel along dim 0 */
+	d[n].scale_stride[0] = 1;
+	d[n++].dst_zp = 3;
+	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_I4, DRM_TILECOPY_TYPE_I4, 3, 50001, 3, 3);
+	/* 4-bit, every row and pixel pair on a byte: bytes transposed, nibbles split */
+	d[n++] = typed_transpose(DRM_TILECOPY_TYPE_U4, DRM_TILECOPY_TYPE_U4, 64, 3136, 3, 64);
+	d[n] = typed_transpose(DRM_TILECOPY_TYPE_U8, DRM_TILECOPY_TYPE_U4, 5, 40000, 1, 5);
+	d[n++].dst_nibble = 1;
+	d[n] = copy_desc(1, 2, e);		/* runs, tight odd rows of nibbles */
+	d[n].elem_size = 0;
+	d[n].src_type = DRM_TILECOPY_TYPE_F16, d[n].dst_type = DRM_TILECOPY_TYPE_U4;
+	d[n].src_stride[0] = 1, d[n].src_stride[1] = 7;
+	d[n].dst_stride[0] = 1, d[n].dst_stride[1] = 7;
+	d[n++].dst_nibble = 1;
+	d[n] = typed_transpose(DRM_TILECOPY_TYPE_I32, DRM_TILECOPY_TYPE_I32, 16, 20000, 2, 16);
+	d[n].src_zp = -5, d[n++].dst_zp = 1 << 30;	/* integer arithmetic: runs */
+	for (size_t t = 0; t < 3; t++) {
+		ck_assert(!tilecopy_cpu_set_threads((int)nthr[t]));
+		for (size_t j = 0; j < n; j++) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "typed, %u threads, desc %zu", nthr[t], j);
+			check_descs_scales(be, &d[j], 1, scales, NSCALES, (unsigned)j & 7, what);
+		}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+	free(scales);
+}
+END_TEST
+
+/* Where 4-bit parts are cut: never two parts in one byte (brute force). */
+START_TEST(test_typed_cuts)
+{
+	static unsigned char owner[4096];
+
+	rng_state = 0xc075ULL;
+	for (int r = 0; r < 20000; r++) {
+		int64_t first = rnd_below(4), stride = 1 + rnd_below(9);
+		int64_t ext = 1 + rnd_below(60), inner = rnd_below((unsigned)stride);
+		unsigned n = 2 + rnd_below(7), m;
+		int64_t cut[16];
+
+		m = tc_typed_cuts(first, stride, ext, inner, 4, n, cut);
+		ck_assert(m >= 1 && m <= n);
+		ck_assert(cut[0] == 0 && cut[m] == ext);
+		memset(owner, 0xff, sizeof(owner));
+		for (unsigned p = 0; p < m; p++) {
+			ck_assert(cut[p] < cut[p + 1]);
+			for (int64_t i = cut[p]; i < cut[p + 1]; i++)
+				for (int64_t x = 0; x <= inner; x++) {
+					int64_t byte = (first + i * stride + x) >> 1;
+
+					ck_assert_msg(owner[byte] == 0xff || owner[byte] == p,
+						      "first %lld stride %lld inner %lld: byte %lld in parts %u and %u",
+						      (long long)first, (long long)stride,
+						      (long long)inner, (long long)byte, owner[byte], p);
+					owner[byte] = (unsigned char)p;
+				}
+		}
+		/* bytes never share a nibble: any cut is fine, all are taken */
+		ck_assert_uint_eq(tc_typed_cuts(first, stride, ext, inner, 8, n, cut),
+				  (unsigned)(ext < n ? ext : n));
+	}
+}
+END_TEST
+
+/* Plans converting between formats, through the public API. */
+struct typed_pair {
+	const char *sf, *df;
+	tilecopy_dtype_t st, dt;
+	int q;		/* 0 none, 1 scale, 2 per channel (dim 1) + zero points, 3 zero points */
+};
+
+static void check_typed_plan(const char *cpu, const struct typed_pair *tp,
+			     const int64_t *shape)
+{
+	tilecopy_tensor_t *st, *dtn;
+	tilecopy_plan_t *plan = NULL;
+	tilecopy_convert_params_t pr;
+	float sc[64];
+	char what[96];
+
+	ck_assert(!tilecopy_convert_params_init(&pr));
+	for (int i = 0; i < 64; i++)
+		sc[i] = i % 3 ? 0.25f * (float)(i + 1) : -0.75f;
+	if (tp->q == 1)
+		pr.scales = sc, pr.nscales = 1;
+	if (tp->q == 2)
+		pr.scales = sc, pr.nscales = (size_t)shape[1], pr.scale_dim = 1;
+	if (tp->q >= 2)
+		pr.src_zero_point = 3, pr.dst_zero_point = -2;
+	ck_assert(!tilecopy_tensor_create(&st, tp->sf, shape, 4, tp->st, NULL, 0));
+	ck_assert(!tilecopy_tensor_create(&dtn, tp->df, shape, 4, tp->dt, NULL, 0));
+	ck_assert_msg(!tilecopy_plan_create_v2(&plan, st, dtn, &pr, 0), "%s->%s: %s",
+		      tp->sf, tp->df, tilecopy_last_error());
+	tilecopy_tensor_destroy(st);
+	tilecopy_tensor_destroy(dtn);
+	snprintf(what, sizeof(what), "%s -> %s (dtypes %d -> %d, q %d)", tp->sf, tp->df,
+		 tp->st, tp->dt, tp->q);
+	check_plan_vs_scalar(plan, cpu, 3, what);
+}
+
+START_TEST(test_typed_plans)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const struct typed_pair pairs[] = {
+		{ "NCHW", "NHWC", TILECOPY_DT_F32, TILECOPY_DT_BF16, 0 },
+		{ "NCHW", "NHWC", TILECOPY_DT_F32, TILECOPY_DT_F16, 1 },
+		{ "NHWC", "NCHW", TILECOPY_DT_BF16, TILECOPY_DT_F32, 0 },
+		{ "NCHW", "nChw16c", TILECOPY_DT_F32, TILECOPY_DT_I8, 2 },
+		{ "nChw16c", "NCHW", TILECOPY_DT_I8, TILECOPY_DT_F32, 2 },
+		{ "NCHW", "NCHW64", TILECOPY_DT_F32, TILECOPY_DT_I4, 2 },
+		{ "NCHW64", "NHWC", TILECOPY_DT_I4, TILECOPY_DT_F16, 2 },
+		{ "NCHW", "NCHW64", TILECOPY_DT_I4, TILECOPY_DT_I4, 0 },
+		{ "NHWC", "NCHW64", TILECOPY_DT_U4, TILECOPY_DT_U4, 0 },
+		{ "NCHW64", "NCHW", TILECOPY_DT_I4, TILECOPY_DT_I4, 0 },
+		{ "NCHW4", "NHWC", TILECOPY_DT_U8, TILECOPY_DT_U4, 1 },
+		{ "NHWC", "NCHW32", TILECOPY_DT_I32, TILECOPY_DT_I32, 3 },
+		{ "NC1HWC0", "NCHW", TILECOPY_DT_F16, TILECOPY_DT_I8, 3 },
+		{ "CHWN", "nChw8c", TILECOPY_DT_BF16, TILECOPY_DT_U8, 2 },
+	};
+	static const int64_t shapes[][4] = {
+		{ 2, 37, 5, 7 }, { 1, 3, 4, 5 }, { 3, 64, 3, 17 }, { 2, 16, 4, 6 },
+	};
+
+	if (!be)
+		return;
+	for (size_t p = 0; p < sizeof(pairs) / sizeof(pairs[0]); p++)
+		for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+			check_typed_plan(be->name, &pairs[p], shapes[s]);
 }
 END_TEST
 
@@ -1052,6 +1358,10 @@ static Suite *simd_suite(void)
 	ADD("/simd/thread-api", test_thread_api, 0);
 	ADD("/simd/random", test_random, 1);
 	ADD("/simd/format-pairs", test_format_pairs, 1);
+	ADD("/simd/typed-random", test_typed_random, 1);
+	ADD("/simd/typed-threads", test_typed_threads, 1);
+	ADD("/simd/typed-cuts", test_typed_cuts, 0);
+	ADD("/simd/typed-plans", test_typed_plans, 1);
 #undef ADD
 	return s;
 }

@@ -3,11 +3,14 @@
 # core's objects, whose internal symbols the archive hides.
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 ifneq ($(WITH_DEVICE),1)
-UNIT_SRCS := $(filter-out tests/unit/test_device_api.c,$(UNIT_SRCS))
+UNIT_SRCS := $(filter-out tests/unit/test_device_api.c tests/unit/test_device_split.c,$(UNIT_SRCS))
 endif
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
-# test_device_api also takes the device library's objects
+# test_device_api also takes the device library's objects; test_device_split
+# includes device_job.c (its static splitter) and takes the others
 UNIT_LINK_test_device_api := $(DEV_OBJS) $(DEV_SYSLIBS)
+UNIT_LINK_test_device_split := $(filter-out %/device_job.o,$(DEV_OBJS)) $(DEV_SYSLIBS)
+OBJ_FLAGS_test_device_split := -I$(TOP)/libuser -ffp-contract=off
 ifeq ($(CROSS),)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
@@ -26,6 +29,7 @@ $(BUILD)/include/check/check.h:
 endif
 
 $(BUILD)/tests/test_device_api: $(DEV_OBJS)
+$(BUILD)/tests/test_device_split: $(DEV_OBJS) libuser/device_job.c tests/typed_ref.h
 $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJS) tests/unit/tc_test.h tests/desc_cases.h
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_STATIC) $(CPPFLAGS) -I$(TOP)/tests/unit $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE \
@@ -51,7 +55,7 @@ CROSS_QEMU_USER  ?= qemu-aarch64-static
 .PHONY: check-cross
 check-cross:
 	$(MAKE) --no-print-directory CROSS=$(CROSS_TRIPLET) BUILD=$(CROSS_BUILD) arm64-unit-bins
-	@set -e; for t in $(patsubst $(BUILD)/%,$(CROSS_BUILD)/%,$(filter-out %/test_device_api,$(UNIT_BINS))); do \
+	@set -e; for t in $(patsubst $(BUILD)/%,$(CROSS_BUILD)/%,$(filter-out %/test_device_api %/test_device_split,$(UNIT_BINS))); do \
 		echo "--- $(CROSS_QEMU_USER) $$t"; TC_TEST_QUICK=1 CK_FORK=yes timeout 900 $(CROSS_QEMU_USER) $$t; done
 	file $(CROSS_BUILD)/bin/tilecopy | grep -q aarch64
 	TC_CLI_WRAP=$(CROSS_QEMU_USER) bash tests/cli/run.sh $(CROSS_BUILD)/bin/tilecopy

@@ -33,8 +33,12 @@ extern "C" {
  *
  * 1.1: STATUS_RESET, ERR_DESC_NONE, parameters FEATURES to FILE_HANGS,
  * desc_size above 192, SUBMIT's -EBUSY, -E2BIG, -ECANCELED and -EIO.
+ * 1.2: typed descriptors (element conversion, 4-bit elements: the fields
+ * of struct drm_tilecopy_desc from @src_type on, 256 bytes,
+ * DRM_TILECOPY_FEATURE_CONVERT, parameter CONVERT_TYPES); user-memory
+ * buffer objects (DRM_IOCTL_TILECOPY_BO_USERPTR, DRM_TILECOPY_FEATURE_USERPTR).
  */
-#define DRM_TILECOPY_ABI_VERSION	0x00010001u
+#define DRM_TILECOPY_ABI_VERSION	0x00010002u
 
 /* ------------------------------------------------------------------------
  * Descriptors: the engine's native job format
@@ -86,10 +90,53 @@ enum drm_tilecopy_op {
 };
 
 /**
- * struct drm_tilecopy_desc - one engine descriptor (192 bytes).
+ * enum drm_tilecopy_type - element types of a typed descriptor (ABI 1.2).
+ * @DRM_TILECOPY_TYPE_NONE: an untyped descriptor: @elem_size raw bytes per
+ *	element, moved bit for bit (every descriptor of ABI 1.0 and 1.1).
+ * @DRM_TILECOPY_TYPE_F32: IEEE binary32.
+ * @DRM_TILECOPY_TYPE_F16: IEEE binary16.
+ * @DRM_TILECOPY_TYPE_BF16: bfloat16 (the top half of a binary32).
+ * @DRM_TILECOPY_TYPE_I8: signed 8-bit integer.
+ * @DRM_TILECOPY_TYPE_U8: unsigned 8-bit integer.
+ * @DRM_TILECOPY_TYPE_I32: signed 32-bit integer.
+ * @DRM_TILECOPY_TYPE_I4: signed 4-bit integer (-8..7), two per byte, the
+ *	even element in the low nibble.
+ * @DRM_TILECOPY_TYPE_U4: unsigned 4-bit integer (0..15), packed as I4.
+ *
+ * docs/dtype-conversion.md gives the conversion of every pair: decode to
+ * binary32 (exact but for I32 beyond 2^24), subtract @src_zp, multiply by
+ * the scale, add @dst_zp, each step one binary32 operation rounded to
+ * nearest even and skipped when its parameter is absent; then encode:
+ * round to nearest even, saturating for the integer types.
+ */
+enum drm_tilecopy_type {
+	DRM_TILECOPY_TYPE_NONE = 0,
+	DRM_TILECOPY_TYPE_F32 = 1,
+	DRM_TILECOPY_TYPE_F16 = 2,
+	DRM_TILECOPY_TYPE_BF16 = 3,
+	DRM_TILECOPY_TYPE_I8 = 4,
+	DRM_TILECOPY_TYPE_U8 = 5,
+	DRM_TILECOPY_TYPE_I32 = 6,
+	DRM_TILECOPY_TYPE_I4 = 7,
+	DRM_TILECOPY_TYPE_U4 = 8,
+};
+
+/* struct drm_tilecopy_desc.cvt_flags */
+/* Multiply by the binary32 @scale (finite). */
+#define DRM_TILECOPY_CVT_SCALE		(1u << 0)
+/* Multiply by the binary32 scales[sum(i_k * scale_stride[k])] at @scales. */
+#define DRM_TILECOPY_CVT_SCALES		(1u << 1)
+
+/** DRM_TILECOPY_DESC_SIZE_1_0 - sizeof(struct drm_tilecopy_desc) before 1.2. */
+#define DRM_TILECOPY_DESC_SIZE_1_0	192
+
+/**
+ * struct drm_tilecopy_desc - one engine descriptor (256 bytes; 192 before
+ * ABI 1.2, whose callers still pass @desc_size 192).
  *
  * Later versions may append fields; SUBMIT's @desc_size says how large the
- * caller's struct is (see struct drm_tilecopy_submit).
+ * caller's struct is (see struct drm_tilecopy_submit). Fields a caller's
+ * smaller struct does not have are taken as zero.
  *
  * The iteration space is extent[0] x ... x extent[ndims-1] elements;
  * dimension 0 is the innermost (fastest) loop. Element (i0, ..., iN-1) is
@@ -126,6 +173,50 @@ struct drm_tilecopy_desc {
 	__u64 src_stride[DRM_TILECOPY_MAX_DIMS];
 	/** @dst_stride: destination stride per dimension in elements. */
 	__u64 dst_stride[DRM_TILECOPY_MAX_DIMS];
+
+	/*
+	 * ABI 1.2 (DRM_TILECOPY_FEATURE_CONVERT): a typed descriptor. All
+	 * zero: an untyped one, as in 1.0. With a type set, @elem_size must
+	 * be 0 (each side's element size is its type's), so a reader that
+	 * knows only the 192-byte struct refuses it instead of moving bytes.
+	 */
+	/**
+	 * @src_type: element type of the source, &enum drm_tilecopy_type
+	 * (COPY; 0 for FILL and WRITE64). Set exactly when @dst_type is.
+	 */
+	__u8 src_type;
+	/** @dst_type: element type of the destination (COPY, FILL). */
+	__u8 dst_type;
+	/**
+	 * @src_nibble: 4-bit source only: 1 when element 0 is the high nibble
+	 * of the byte at @src, else 0. Element (i0, ...) of a 4-bit side is
+	 * nibble @src_nibble + sum(i_k * src_stride[k]) counted from the low
+	 * nibble of the byte at @src (the even nibble of a byte is its low
+	 * half). A typed FILL of a 4-bit type writes the low 4 bits of @value
+	 * to each nibble and leaves the other nibble of each byte as it was.
+	 */
+	__u8 src_nibble;
+	/** @dst_nibble: 4-bit destination only: as @src_nibble. */
+	__u8 dst_nibble;
+	/** @cvt_flags: DRM_TILECOPY_CVT_* (at most one of them), else 0. */
+	__u32 cvt_flags;
+	/** @src_zp: zero point subtracted from the decoded source (COPY). */
+	__s32 src_zp;
+	/** @dst_zp: zero point added before encoding (COPY). */
+	__s32 dst_zp;
+	/** @scale: binary32 bits of the scale, with DRM_TILECOPY_CVT_SCALE. */
+	__u32 scale;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/**
+	 * @scales: address of the binary32 scales, with
+	 * DRM_TILECOPY_CVT_SCALES (a byte offset into the plan's scales in a
+	 * library plan, a device VA in a job), else 0. The engine reads them;
+	 * they must lie inside a BO of the job.
+	 */
+	__u64 scales;
+	/** @scale_stride: with DRM_TILECOPY_CVT_SCALES, in scales per dim. */
+	__u32 scale_stride[DRM_TILECOPY_MAX_DIMS];
 };
 
 /**
@@ -186,6 +277,7 @@ enum drm_tilecopy_status {
 #define DRM_TILECOPY_BO_INFO		0x02
 #define DRM_TILECOPY_SUBMIT		0x03
 #define DRM_TILECOPY_WAIT		0x04
+#define DRM_TILECOPY_BO_USERPTR		0x05	/* 1.2, FEATURE_USERPTR */
 
 /**
  * enum drm_tilecopy_param - what DRM_IOCTL_TILECOPY_GET_PARAM reports.
@@ -209,13 +301,17 @@ enum drm_tilecopy_status {
  * @DRM_TILECOPY_PARAM_MAX_FILE_JOBS: jobs a file may have submitted and not
  *	yet finished; SUBMIT fails with -EBUSY beyond.
  * @DRM_TILECOPY_PARAM_MAX_FILE_DESC_BYTES: kernel memory the descriptors of
- *	those jobs may hold (each job: desc_count * 192 rounded up to pages);
+ *	those jobs may hold (each job: desc_count * DRM_TILECOPY_PARAM_DESC_SIZE
+ *	rounded up to pages);
  *	SUBMIT fails with -EBUSY beyond.
  * @DRM_TILECOPY_PARAM_JOB_TIMEOUT_NS: engine time a job may use before it
  *	counts as hung (0: never).
  * @DRM_TILECOPY_PARAM_BAN_HANGS: hangs after which a file is banned: its
  *	SUBMITs fail with -ECANCELED, its jobs not yet started are cancelled.
  * @DRM_TILECOPY_PARAM_FILE_HANGS: hangs this file has caused so far.
+ * @DRM_TILECOPY_PARAM_CONVERT_TYPES: bit (1 << type) for every
+ *	&enum drm_tilecopy_type the engine converts from and to (1.2,
+ *	DRM_TILECOPY_FEATURE_CONVERT); 0 without typed descriptors.
  */
 enum drm_tilecopy_param {
 	DRM_TILECOPY_PARAM_ABI_VERSION = 0,
@@ -237,6 +333,8 @@ enum drm_tilecopy_param {
 	DRM_TILECOPY_PARAM_JOB_TIMEOUT_NS = 16,
 	DRM_TILECOPY_PARAM_BAN_HANGS = 17,
 	DRM_TILECOPY_PARAM_FILE_HANGS = 18,
+	DRM_TILECOPY_PARAM_CONVERT_TYPES = 19,
+	/* 20..23: reserved for DRM_TILECOPY_FEATURE_USERPTR's parameters. */
 };
 
 /*
@@ -249,6 +347,10 @@ enum drm_tilecopy_param {
 #define DRM_TILECOPY_FEATURE_STATUS_RESET	(1ull << 1)
 /* The limits of parameters MAX_JOB_ELEMS to FILE_HANGS are enforced. */
 #define DRM_TILECOPY_FEATURE_LIMITS		(1ull << 2)
+/* Typed descriptors: struct drm_tilecopy_desc from @src_type on (1.2). */
+#define DRM_TILECOPY_FEATURE_CONVERT		(1ull << 3)
+/* DRM_IOCTL_TILECOPY_BO_USERPTR (1.2). */
+#define DRM_TILECOPY_FEATURE_USERPTR		(1ull << 4)
 
 /**
  * struct drm_tilecopy_get_param - query a device parameter.
@@ -305,13 +407,15 @@ struct drm_tilecopy_bo_info {
  * struct drm_tilecopy_submit - queue a job: a list of descriptors.
  *
  * The driver copies the descriptors and checks every field; the whole access
- * footprint of each descriptor (source for COPY, destination for all) must
- * lie inside one BO of @bo_handles, and destinations inside a writable BO.
- * docs/uapi.md lists every errno; in short: -EINVAL (a field), -ENOENT (a
- * handle), -EFAULT (a pointer), -E2BIG (more than MAX_JOB_ELEMS), -EBUSY
- * (MAX_FILE_JOBS or MAX_FILE_DESC_BYTES reached: WAIT for a job, submit
- * again), -ECANCELED (the file is banned), -EIO (the device is wedged),
- * -ENODEV (the device is gone), -ENOMEM.
+ * footprint of each descriptor (source for COPY, destination for all, the
+ * scales of DRM_TILECOPY_CVT_SCALES) must lie inside one BO of @bo_handles,
+ * and destinations inside a writable BO. docs/uapi.md lists every errno; in
+ * short: -EINVAL (a field), -ENOENT (a handle), -EFAULT (a pointer), -E2BIG
+ * (more than MAX_JOB_ELEMS, or a row too long), -EOPNOTSUPP (a typed
+ * descriptor without DRM_TILECOPY_FEATURE_CONVERT), -EBUSY (MAX_FILE_JOBS or
+ * MAX_FILE_DESC_BYTES reached: WAIT for a job, submit again), -ECANCELED
+ * (the file is banned), -EIO (the device is wedged), -ENODEV (the device is
+ * gone), -ENOMEM.
  */
 struct drm_tilecopy_submit {
 	/** @descs: Input, user pointer to struct drm_tilecopy_desc[@desc_count]. */
