@@ -52,6 +52,7 @@ endif
 TC_LD      := $(CROSS)ld
 TC_AR      := $(CROSS)ar
 TC_OBJCOPY := $(CROSS)objcopy
+TC_NM      := $(CROSS)nm
 
 TOP := $(abspath .)
 export TOP

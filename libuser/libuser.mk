@@ -84,11 +84,17 @@ $(DEV_SO): $(DEV_OBJS) libuser/tilecopy-device.map $(LIB_SO)
 	ln -sf libtilecopy-device.so.$(LIB_VERSION) $(BUILD)/lib/$(DEV_SONAME)
 	ln -sf libtilecopy-device.so.$(LIB_VERSION) $@
 
-# One object, hidden symbols local: only tilecopy_* stays global.
+# One object, hidden symbols local: only tilecopy_* stays global. A static
+# link serves no program built against an older release: each versioned
+# default (name@@TILECOPY_1.x) becomes the plain name, and the older
+# versions kept for the shared library (abi_compat.c) are made local.
 define tc_static_archive
 	@mkdir -p $(dir $@)
 	$(TC_LD) -r -o $@.o $(1)
-	$(TC_OBJCOPY) --localize-hidden $@.o
+	$(TC_OBJCOPY) $$($(TC_NM) $@.o | awk '$$3 ~ /@@/ { split($$3, v, "@@"); \
+		printf " --redefine-sym %s=%s", $$3, v[1] }') $@.o
+	$(TC_OBJCOPY) --localize-hidden --wildcard --localize-symbol='tc_symver_*' \
+		--localize-symbol='*@TILECOPY_*' $@.o
 	rm -f $@ && $(TC_AR) rcs $@ $@.o && rm -f $@.o
 endef
 

@@ -812,6 +812,7 @@ TILECOPY_API void tilecopy_plan_destroy(tilecopy_plan_t *plan)
 	plan->magic = 0;
 	free(plan->descs);
 	free(plan->scales);
+	free(atomic_load(&plan->descs_1_0));
 	free(plan);
 }
 
@@ -833,7 +834,12 @@ tilecopy_status_t tc_plan_arg(const struct tilecopy_plan *plan)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "%s: NULL", #outp); \
 } while (0)
 
-TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
+/*
+ * tilecopy_plan_descs@@TILECOPY_1.2, the default; 1.0's shape stays for
+ * older programs (abi_compat.c, which says why).
+ */
+TC_SYMVER_DEFAULT(tc_symver_plan_descs_1_2, tilecopy_plan_descs, TILECOPY_1.2);
+TILECOPY_API tilecopy_status_t tc_symver_plan_descs_1_2(const tilecopy_plan_t *plan,
 						   const struct drm_tilecopy_desc **descs,
 						   size_t *count)
 {

@@ -102,7 +102,9 @@ static size_t tc_put_typed(char *line, size_t size, size_t n,
 	return n;
 }
 
-TILECOPY_API tilecopy_status_t tilecopy_desc_format(const struct drm_tilecopy_desc *d,
+/* tilecopy_desc_format@@TILECOPY_1.2, the default (abi_compat.c) */
+TC_SYMVER_DEFAULT(tc_symver_desc_format_1_2, tilecopy_desc_format, TILECOPY_1.2);
+TILECOPY_API tilecopy_status_t tc_symver_desc_format_1_2(const struct drm_tilecopy_desc *d,
 						    char *buf, size_t size)
 {
 	/* the longest line: 8 dims of 20-digit strides, four times, fit in 2 KiB */
@@ -153,7 +155,7 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_desc_format(const tilecopy_plan_t *
 	if (index >= plan->n)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "index: %zu, the plan has %zu descriptors",
 			       index, plan->n);
-	return tilecopy_desc_format(&plan->descs[index], buf, size);
+	return tc_symver_desc_format_1_2(&plan->descs[index], buf, size);
 }
 
 static tilecopy_status_t tc_backend(const char *cpu,

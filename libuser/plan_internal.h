@@ -3,6 +3,7 @@
 #ifndef TILECOPY_PLAN_INTERNAL_H
 #define TILECOPY_PLAN_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "tilecopy/tilecopy.h"
@@ -38,7 +39,28 @@ struct tilecopy_plan {
 	 */
 	float *scales;
 	size_t nscales;
+	/* The descriptors as 1.0 programs read them (abi_compat.c), or NULL. */
+	_Atomic(unsigned char *) descs_1_0;
 };
+
+/*
+ * Functions whose argument changed shape keep each shape under its own
+ * symbol version (abi_compat.c): @impl is exported as @name@@node (the
+ * default, what new links bind to) or as @name@node (an older version,
+ * for programs linked before). The static archive turns the default back
+ * into the plain name (libuser.mk). Not through the assembler's "@@@",
+ * which clang's keeps under both names.
+ */
+#define TC_SYMVER_DEFAULT(impl, name, node) \
+	__asm__(".symver " #impl ", " #name "@@" #node)
+#define TC_SYMVER_OLD(impl, name, node) \
+	__asm__(".symver " #impl ", " #name "@" #node)
+
+TILECOPY_API tilecopy_status_t tc_symver_plan_descs_1_2(const tilecopy_plan_t *plan,
+							const struct drm_tilecopy_desc **descs,
+							size_t *count);
+TILECOPY_API tilecopy_status_t tc_symver_desc_format_1_2(const struct drm_tilecopy_desc *d,
+							 char *buf, size_t size);
 
 /*
  * tc_plan_check_buffers - NULL pointers and buffer sizes against what the

@@ -578,9 +578,13 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_scales(const tilecopy_plan_t *plan,
 /**
  * tilecopy_plan_descs - the descriptors (borrowed, valid while the plan
  * lives), as the engine takes them: struct drm_tilecopy_desc of
- * <tilecopy/uapi/tilecopy_accel.h>, which needs libdrm's drm.h. @count
- * alone needs neither; a CPU-only program reads the descriptors through
- * tilecopy_plan_desc.
+ * <tilecopy/uapi/tilecopy_accel.h>, which needs libdrm's drm.h; both
+ * @descs and @count are required. A CPU-only program reads the
+ * descriptors through tilecopy_plan_desc, one at a time.
+ * Since 1.2 the struct is 256 bytes (the typed fields). A program built
+ * against 1.0 or 1.1 still gets its 192-byte array (the library keeps that
+ * version of this function and of tilecopy_desc_format), or
+ * TILECOPY_ERR_UNSUPPORTED for a plan with typed descriptors.
  */
 TILECOPY_API tilecopy_status_t tilecopy_plan_descs(const tilecopy_plan_t *plan,
 						   const struct drm_tilecopy_desc **descs,

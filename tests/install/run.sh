@@ -65,7 +65,7 @@ done
 # moved to, or added in, a released node breaks programs linked before)
 for l in libtilecopy libtilecopy-device; do
 	nm -D --defined-only --with-symbol-versions "$P/lib/$l.so.1" | awk '$2 == "T" {print $3}' |
-		grep -v PRIVATE | sed "s/@@/ /;s/^/$l: /"
+		grep -v PRIVATE | sed "s/@@*/ /;s/^/$l: /"
 done | sort > "$tmp/symbols.built"
 grep -v '^#' tests/install/symbols | sort > "$tmp/symbols.published"
 d=$(diff "$tmp/symbols.published" "$tmp/symbols.built")
@@ -90,6 +90,12 @@ for ex in convert dlpack_view; do
 	LD_LIBRARY_PATH=$P/lib "$tmp/$ex" >"$tmp/out" 2>&1 && ok "examples/$ex/run: $(head -1 "$tmp/out")" ||
 		bad "examples/$ex/run" "$(cat "$tmp/out")"
 done
+# a program built against 1.1 (192-byte descriptors) on this library
+cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags tilecopy) tests/install/abi_1_1.c \
+	-o "$tmp/abi_1_1" $(pkg-config --libs tilecopy) 2>"$tmp/err" && ok abi/1.1-program/build ||
+	bad abi/1.1-program/build "$(cat "$tmp/err")"
+LD_LIBRARY_PATH=$P/lib "$tmp/abi_1_1" >"$tmp/out" 2>&1 && ok "abi/1.1-program/run: $(tail -1 "$tmp/out")" ||
+	bad abi/1.1-program/run "$(cat "$tmp/out")"
 cc -std=c11 -static $(pkg-config --cflags tilecopy) examples/convert.c -o "$tmp/convert-static" \
 	"$P/lib/libtilecopy.a" $(pkg-config --static --libs-only-l tilecopy | sed 's/-ltilecopy//') \
 	2>"$tmp/err" && ok examples/convert/fully-static-build || bad examples/convert/fully-static-build "$(cat "$tmp/err")"
