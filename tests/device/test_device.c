@@ -1310,9 +1310,12 @@ START_TEST(test_desc_fuzz)
 	struct ring r;
 	uint64_t seed = 0x243f6a8885a308d3ull, buf, ro, gpa;
 	unsigned t, k, done = 0, halted = 0, codes[16] = { 0 };
-	unsigned typed = 0, nib = 0, hostile = 0, typed_done = 0, nib_done = 0;
-	/* TC_FUZZ_ITERS: more jobs for a longer run by hand */
+	unsigned typed = 0, nib = 0, hostile = 0, typed_done = 0, nib_done = 0, via_va = 0;
+	/* TC_FUZZ_ITERS: more jobs for a longer run by hand; TC_FUZZ_SEED: another sequence */
 	unsigned iters = getenv("TC_FUZZ_ITERS") ? strtoul(getenv("TC_FUZZ_ITERS"), NULL, 0) : 300;
+
+	if (getenv("TC_FUZZ_SEED"))
+		seed ^= strtoull(getenv("TC_FUZZ_SEED"), NULL, 0) * 0x9e3779b97f4a7c15ull;
 
 	env_up(&e, "tilebuf-size=4096", 1);
 	ring_setup(&e.d, 0, &r, 16);
@@ -1375,7 +1378,35 @@ START_TEST(test_desc_fuzz)
 		typed += has_typed;
 		nib += has_nib;
 		ctx = fz_rnd(&seed) % 70 == 0 ? 99 : 0;
-		ring_submit(&e.d, 0, &r, gpa, n, ctx, t);
+		/*
+		 * Mostly 256-byte descriptors from bus addresses; now and then
+		 * 192-byte ones (typed fields cut off, the second read from the
+		 * middle of the first), an unknown flag, or descriptors read
+		 * through the MMU from the buffer the jobs write, straddling
+		 * the end of its mapping at times.
+		 */
+		switch (fz_rnd(&seed) % 16) {
+		case 0: {
+			uint64_t va = buf + fz_rnd(&seed) % 0x10000, b;
+
+			for (b = 0; b < n * sizeof(*d) && va + b < buf + 0x10000; b++)
+				*va_host(&e, va + b) = ((uint8_t *)d)[b];
+			ring_submit_flags(&e.d, 0, &r, va, n, ctx, t,
+					  TC_RING_F_DESC_VA | TC_RING_F_DESC_256);
+			via_va++;
+			break;
+		}
+		case 1:
+			ring_submit_flags(&e.d, 0, &r, gpa, n, ctx, t, 0);
+			break;
+		case 2:
+			ring_submit_flags(&e.d, 0, &r, gpa, n, ctx, t,
+					  TC_RING_F_DESC_256 | 1u << (2 + fz_rnd(&seed) % 30));
+			break;
+		default:
+			ring_submit(&e.d, 0, &r, gpa, n, ctx, t);
+			break;
+		}
 		st = tc_wait(&e.d, 0, WAIT_MS);
 		ck_assert_msg(!(st & 0x80000000u), "fuzz job %u did not end", t);
 		if (st & TC_Q_STATUS_HALTED) {
@@ -1398,10 +1429,11 @@ START_TEST(test_desc_fuzz)
 			  iters);
 	printf("/desc/fuzz: %u done, %u halted (bad desc %u, unmapped %u, perm %u, dma %u); "
 	       "jobs with typed descriptors %u (%u done), with 4-bit sides %u (%u done); "
-	       "%u hostile descriptors\n",
+	       "%u hostile descriptors; %u jobs' descriptors read through the MMU\n",
 	       done, halted, codes[DRM_TILECOPY_STATUS_BAD_DESC],
 	       codes[DRM_TILECOPY_STATUS_FAULT_UNMAPPED], codes[DRM_TILECOPY_STATUS_FAULT_PERM],
-	       codes[DRM_TILECOPY_STATUS_DMA_ERROR], typed, typed_done, nib, nib_done, hostile);
+	       codes[DRM_TILECOPY_STATUS_DMA_ERROR], typed, typed_done, nib, nib_done, hostile,
+	       via_va);
 	fflush(stdout);
 	ck_assert_msg(done > iters / 10 && halted > iters / 10, "done %u halted %u", done, halted);
 	/* the typed paths are exercised, not only refused */
