@@ -33,8 +33,9 @@ extern "C" {
  *
  * 1.1: STATUS_RESET, ERR_DESC_NONE, parameters FEATURES to FILE_HANGS,
  * desc_size above 192, SUBMIT's -EBUSY, -E2BIG, -ECANCELED and -EIO.
+ * 1.2: BO_USERPTR (DRM_TILECOPY_FEATURE_USERPTR).
  */
-#define DRM_TILECOPY_ABI_VERSION	0x00010001u
+#define DRM_TILECOPY_ABI_VERSION	0x00010002u
 
 /* ------------------------------------------------------------------------
  * Descriptors: the engine's native job format
@@ -186,6 +187,7 @@ enum drm_tilecopy_status {
 #define DRM_TILECOPY_BO_INFO		0x02
 #define DRM_TILECOPY_SUBMIT		0x03
 #define DRM_TILECOPY_WAIT		0x04
+#define DRM_TILECOPY_BO_USERPTR		0x05
 
 /**
  * enum drm_tilecopy_param - what DRM_IOCTL_TILECOPY_GET_PARAM reports.
@@ -249,6 +251,12 @@ enum drm_tilecopy_param {
 #define DRM_TILECOPY_FEATURE_STATUS_RESET	(1ull << 1)
 /* The limits of parameters MAX_JOB_ELEMS to FILE_HANGS are enforced. */
 #define DRM_TILECOPY_FEATURE_LIMITS		(1ull << 2)
+/*
+ * BO_USERPTR: buffer objects over the caller's own memory. A driver may
+ * leave the bit clear where it cannot offer them (an engine whose DMA does
+ * not snoop the CPU caches); BO_USERPTR then fails with -EOPNOTSUPP.
+ */
+#define DRM_TILECOPY_FEATURE_USERPTR		(1ull << 4)
 
 /**
  * struct drm_tilecopy_get_param - query a device parameter.
@@ -299,6 +307,43 @@ struct drm_tilecopy_bo_info {
 	__u64 va;
 	/** @mmap_offset: Output, offset to pass to mmap() on the DRM fd. */
 	__u64 mmap_offset;
+};
+
+/**
+ * struct drm_tilecopy_bo_userptr - a buffer object over the caller's memory.
+ *
+ * The pages of [@addr, @addr + @size) are pinned (long-term, the way
+ * RDMA pins memory) and mapped into the file's device address space, like
+ * a BO of BO_CREATE, read-only with DRM_TILECOPY_BO_READ_ONLY. The BO
+ * holds the pages, not the addresses: they stay pinned, and the engine
+ * reads and writes those very pages, until the BO is freed (its handle is
+ * closed and every job that lists it has finished), whatever becomes of
+ * the range meanwhile (munmap, mremap, fork). The pinned pages count
+ * against the caller's RLIMIT_MEMLOCK (as pinned, not locked, memory),
+ * unless it has CAP_IPC_LOCK.
+ *
+ * Such a BO has no mmap offset (the caller has its own mapping) and cannot
+ * be exported through PRIME (-EOPNOTSUPP). BO_INFO reports @size and @va.
+ *
+ * Errors: -EINVAL (flags, pad, @size 0, @addr + @size wrapping or larger
+ * than the address space), -EFAULT (a page of the range is not mapped,
+ * lacks the access asked for, or cannot be pinned: I/O or PFN mappings
+ * such as a BO's own mmap, a writable shared file mapping whose filesystem
+ * tracks dirty pages), -ENOMEM (RLIMIT_MEMLOCK, more than RAM, out of
+ * memory), -ENOSPC (the address space is full), -EOPNOTSUPP (the feature
+ * is not offered), -EIO (wedged). docs/uapi.md has the details.
+ */
+struct drm_tilecopy_bo_userptr {
+	/** @addr: Input, user address of the first byte; any alignment. */
+	__u64 addr;
+	/** @size: Input, bytes, > 0. */
+	__u64 size;
+	/** @flags: Input, DRM_TILECOPY_BO_READ_ONLY or 0. */
+	__u32 flags;
+	/** @handle: Output, GEM handle. */
+	__u32 handle;
+	/** @va: Output, device virtual address of the byte at @addr. */
+	__u64 va;
 };
 
 /**
@@ -388,6 +433,9 @@ struct drm_tilecopy_wait {
 #define DRM_IOCTL_TILECOPY_WAIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TILECOPY_WAIT, \
 		 struct drm_tilecopy_wait)
+#define DRM_IOCTL_TILECOPY_BO_USERPTR \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TILECOPY_BO_USERPTR, \
+		 struct drm_tilecopy_bo_userptr)
 
 #if defined(__cplusplus)
 }
