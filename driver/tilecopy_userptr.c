@@ -63,6 +63,18 @@ static enum dma_data_direction tc_userptr_dir(const struct tc_userptr *up)
 	return up->writable ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE;
 }
 
+/*
+ * The device snoops the CPU caches (tc_userptr_supported()) and a mapping
+ * that bounces is refused (tc_userptr_sgt()): mapping and unmapping have
+ * no CPU sync to do, and say so. It also tells CONFIG_DMA_API_DEBUG that
+ * overlapping mappings are fine: two BOs over one buffer, buffers sharing
+ * a page, the same memory pinned by two files are all legitimate here.
+ * (dma-debug still warns once, as a suspected leak, past 7 writable
+ * mappings of one cacheline at a time: a debug kernel's heuristic that
+ * RDMA memory regions trip alike; docs/uapi.md.)
+ */
+#define TC_USERPTR_DMA_ATTRS	DMA_ATTR_SKIP_CPU_SYNC
+
 /* The fields; then the range, which must be user memory. */
 static int tc_userptr_check(struct drm_device *dev,
 			    const struct drm_tilecopy_bo_userptr *args)
@@ -208,12 +220,12 @@ struct sg_table *tc_userptr_sgt(struct tc_bo *bo)
 	dma_resv_lock(obj->resv, NULL);
 	if (up->dma_mapped)
 		goto out_unlock;
-	ret = dma_map_sgtable(dev, sgt, tc_userptr_dir(up), 0);
+	ret = dma_map_sgtable(dev, sgt, tc_userptr_dir(up), TC_USERPTR_DMA_ATTRS);
 	if (ret)
 		goto out_unlock;
 	for_each_sgtable_dma_sg(sgt, sg, i) {
 		if (dma_need_sync(dev, sg_dma_address(sg))) {
-			dma_unmap_sgtable(dev, sgt, tc_userptr_dir(up), 0);
+			dma_unmap_sgtable(dev, sgt, tc_userptr_dir(up), TC_USERPTR_DMA_ATTRS);
 			drm_dbg(obj->dev, "BO_USERPTR: the DMA mapping needs syncs (bounced)\n");
 			ret = -EOPNOTSUPP;
 			goto out_unlock;
@@ -238,7 +250,8 @@ void tc_userptr_dma_release(struct tc_bo *bo)
 
 	dma_resv_lock(obj->resv, NULL);
 	if (up->dma_mapped) {
-		dma_unmap_sgtable(obj->dev->dev, &up->sgt.sgt, tc_userptr_dir(up), 0);
+		dma_unmap_sgtable(obj->dev->dev, &up->sgt.sgt, tc_userptr_dir(up),
+				  TC_USERPTR_DMA_ATTRS);
 		up->dma_mapped = false;
 	}
 	dma_resv_unlock(obj->resv);
@@ -255,7 +268,8 @@ void tc_userptr_free(struct tc_bo *bo)
 	struct tc_userptr *up = bo->userptr;
 
 	if (up->dma_mapped)
-		dma_unmap_sgtable(tdev->base.dev, &up->sgt.sgt, tc_userptr_dir(up), 0);
+		dma_unmap_sgtable(tdev->base.dev, &up->sgt.sgt, tc_userptr_dir(up),
+				  TC_USERPTR_DMA_ATTRS);
 	tc_userptr_unpin(up, up->writable);
 	atomic64_sub((u64)up->npages << PAGE_SHIFT, &tdev->stats.pinned_bytes);
 	tc_userptr_uncharge(up);
