@@ -340,7 +340,7 @@ START_TEST(test_bad_ranges)
 	tc_assert_err(userptr_raw(fd, 0, PG, 0), EFAULT);			/* NULL page */
 	/* larger than the device's address space, then than RAM */
 	tc_assert_err(userptr(fd, p, va_size, 0, NULL), EINVAL);
-	tc_assert_err(userptr(fd, p, 256ull << 30, 0, NULL), ENOMEM);
+	tc_assert_err(userptr_raw(fd, 1ull << 40, 256ull << 30, 0), ENOMEM);
 	/* a hole, and a range running into one */
 	ck_assert_int_eq(munmap(p + 2 * PG, PG), 0);
 	tc_assert_err(userptr(fd, p + 2 * PG, PG, 0, NULL), EFAULT);
@@ -609,16 +609,19 @@ START_TEST(test_pin_limit)
 END_TEST
 
 /*
- * 64 threads create and close userptr BOs on one file (a quarter of them
- * closing each handle twice, the second time EINVAL), while 4 threads
+ * 64 threads create and close userptr BOs on one file, while 4 threads
  * copy through userptr BOs of their own on the same file and check every
- * byte. Nothing left afterwards.
+ * byte. The racers' read-only BOs all pin one buffer; their writable ones
+ * each pin a page of their own (dma-debug suspects a leak past 7 writable
+ * mappings of one cache line, docs/uapi.md). Nothing left afterwards.
+ * (A handle is closed once: handle numbers are reused at once, so a second
+ * close may hit another thread's new BO.)
  */
-enum { RACERS = 64, WORKERS = 4, ROUNDS = 24 };
+enum { RACERS = 64, WORKERS = 4, ROUNDS = 12 };
 
 struct racer {
 	int fd, id;
-	uint8_t *buf;
+	uint8_t *buf, *own;	/* shared (read-only pins), 2 pages of its own */
 	const char *bad;
 	int err;
 };
@@ -629,9 +632,10 @@ static void *racer_thread(void *arg)
 
 	for (int i = 0; i < ROUNDS && !r->bad; i++) {
 		struct drm_tilecopy_bo_userptr u;
-		uint32_t flags = (i + r->id) % 2 ? DRM_TILECOPY_BO_READ_ONLY : 0;
-		int ret = userptr(r->fd, r->buf + (i * 97 + r->id * 13) % (8 * PG),
-				  PG + i, flags, &u);
+		int ret = (i + r->id) % 2 ?
+			  userptr(r->fd, r->buf + (i * 97 + r->id * 13) % (8 * PG), PG + i,
+				  DRM_TILECOPY_BO_READ_ONLY, &u) :
+			  userptr(r->fd, r->own + i * 13, PG + i, 0, &u);
 
 		if (ret) {
 			r->bad = "BO_USERPTR failed", r->err = ret;
@@ -640,8 +644,6 @@ static void *racer_thread(void *arg)
 		ret = tc_gem_close(r->fd, u.handle);
 		if (ret)
 			r->bad = "GEM_CLOSE", r->err = ret;
-		else if (r->id % 4 == 0 && (ret = tc_gem_close(r->fd, u.handle)) != -EINVAL)
-			r->bad = "GEM_CLOSE again", r->err = ret;
 	}
 	return NULL;
 }
@@ -688,11 +690,12 @@ START_TEST(test_threads)
 	pthread_t t[RACERS + WORKERS];
 	struct counters base;
 	int fd = tc_open();
-	uint8_t *buf = anon(10 * PG);
+	uint8_t *buf = anon(10 * PG), *own = anon(2 * PG * RACERS);
 
 	counters_read(&base);
 	for (int i = 0; i < RACERS + WORKERS; i++) {
-		r[i] = (struct racer){ .fd = fd, .id = i, .buf = buf };
+		r[i] = (struct racer){ .fd = fd, .id = i, .buf = buf,
+				       .own = i < RACERS ? own + 2 * PG * i : NULL };
 		ck_assert_int_eq(pthread_create(&t[i], NULL,
 						i < RACERS ? racer_thread : worker_thread, &r[i]),
 				 0);
