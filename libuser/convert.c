@@ -37,12 +37,13 @@
 #define TC_DEFAULT_THRESHOLD (64ull << 20)
 /*
  * With userptr BOs (no staging copies) the same sweep's crossover: from
- * there on the engine on the caller's pinned pages beats the guest's CPU
- * path at every size measured (docs/performance.md): the job's fixed cost
- * (about 0.45 ms in the emulated board) plus the pins (about 0.3-0.8 us a
- * page) against the CPU's 0.5 ms per MiB moved.
+ * 4 MiB moved on the engine on the caller's pinned pages beats the guest's
+ * CPU path at every size measured (8 MiB in a noisier run; at 2 MiB it is
+ * 1.15-1.35x slower; docs/performance.md): a job's fixed cost (0.5-0.8 ms
+ * in the emulated board) plus the pins (0.2-1 us a page) against the CPU
+ * path's 0.5-0.6 ms per MiB moved.
  */
-#define TC_USERPTR_THRESHOLD (2ull << 20)
+#define TC_USERPTR_THRESHOLD (4ull << 20)
 
 /*
  * tilecopy_convert runs its plan on one queue: the engine serves its queues

@@ -221,7 +221,7 @@ TILECOPY_API void tilecopy_job_destroy(tilecopy_job_t *job);
  * cannot be pinned) or the buffers overlap, data is staged through BOs
  * ($TILECOPY_USERPTR=0 always stages; docs/sdk.md).
  * Plans that move fewer than the threshold run on the CPU even when @dev
- * is given (the engine's fixed cost dominates them): 2 MiB on pinned
+ * is given (the engine's fixed cost dominates them): 4 MiB on pinned
  * pages, tilecopy_device_threshold() bytes when staged.
  * @used_device: optional, set to 1 when the engine ran the plan.
  */
@@ -247,7 +247,7 @@ TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *
 
 /**
  * tilecopy_device_threshold - bytes moved below which the CPU is used by a
- * staged tilecopy_convert: 64 MiB (on pinned pages the default is 2 MiB).
+ * staged tilecopy_convert: 64 MiB (on pinned pages the default is 4 MiB).
  * $TILECOPY_DEVICE_THRESHOLD overrides both defaults with a byte
  * count in decimal digits (0 = always the device); anything else ("-1",
  * "1e9", "0x10", "") is TILECOPY_ERR_INVALID_ARG here and in

@@ -10,7 +10,7 @@ anything else  tilecopy_device_open(spec): "/dev/accel/accel0", an index
 
 On an engine, tilecopy_convert() works on the arrays' own pages, pinned
 for the call (userptr BOs), or stages them through buffer objects where
-they cannot be pinned, and still runs plans below its threshold (2 MiB
+they cannot be pinned, and still runs plans below its threshold (4 MiB
 moved pinned, 64 MiB staged, $TILECOPY_DEVICE_THRESHOLD) on the CPU.
 Devices opened here stay open until the process exits.
 """

@@ -3,14 +3,17 @@
  * bench_device.c - the engine against the CPU path, in the same guest:
  * jobs per second for 4 KB jobs (submit + wait, one at a time and with
  * several in flight), GB/s (bytes read + written) for a 64 MB f32
- * NCHW->NHWC conversion on BO-resident data, and tilecopy_convert on host
+ * NCHW->NHWC conversion on BO-resident data, what a userptr BO costs
+ * (BO_USERPTR and GEM_CLOSE), and tilecopy_convert on host
  * buffers (malloc'd memory) from 32 KiB to 64 MiB moved: the engine on the
  * caller's pinned pages (userptr BOs), the engine through staging copies
  * (TILECOPY_USERPTR=0), the CPU path. Prints a table and the crossover
  * lines, or JSON lines with --json.
  */
 #include <stdio.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <xf86drm.h>
 
 #include "tilecopy/device.h"
 #include "../unit/tc_test.h"
@@ -110,6 +113,54 @@ static double cpu_secs(struct setup *s, int reps)
 			best = now() - t0;
 	}
 	return best;
+}
+
+/*
+ * What a userptr BO costs, through the uAPI: BO_USERPTR (pin, DMA map,
+ * map into the engine's MMU) and GEM_CLOSE (unmap, unpin) of a writable
+ * BO over @bytes of touched anonymous memory, best of 5. The crossover is
+ * these plus a job's fixed cost against the CPU path.
+ */
+static void pin_cost(tilecopy_device_t *dev, int json)
+{
+	static const size_t sizes[] = { 64 << 10, 1 << 20, 16 << 20 };
+	int fd = tilecopy_device_fd(dev);
+
+	if (!json)
+		printf("\n%-12s %12s %12s %12s   (a userptr BO, writable, through the uAPI)\n",
+		       "bytes", "BO_USERPTR us", "GEM_CLOSE us", "us per page");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		void *p = mmap(NULL, sizes[i], PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		double tp = 1e9, tc = 1e9;
+
+		if (p == MAP_FAILED)
+			return;
+		memset(p, 1, sizes[i]);
+		for (int r = 0; r < 5; r++) {
+			struct drm_tilecopy_bo_userptr u = { .addr = (uintptr_t)p, .size = sizes[i] };
+			struct drm_gem_close c = { 0 };
+			double t0 = now(), t1;
+
+			if (drmIoctl(fd, DRM_IOCTL_TILECOPY_BO_USERPTR, &u)) {
+				perror("bench_device: BO_USERPTR");
+				munmap(p, sizes[i]);
+				return;
+			}
+			t1 = now();
+			c.handle = u.handle;
+			drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+			tp = t1 - t0 < tp ? t1 - t0 : tp;
+			tc = now() - t1 < tc ? now() - t1 : tc;
+		}
+		if (json)
+			printf("{\"case\": \"userptr pin\", \"bytes\": %zu, \"pin_us\": %.1f, \"close_us\": %.1f}\n",
+			       sizes[i], tp * 1e6, tc * 1e6);
+		else
+			printf("%-12zu %12.1f %12.1f %12.2f\n", sizes[i], tp * 1e6, tc * 1e6,
+			       (tp + tc) * 1e6 / (double)(sizes[i] / 4096));
+		munmap(p, sizes[i]);
+	}
 }
 
 /* Best of @reps tilecopy_convert calls, in seconds. */
@@ -253,6 +304,7 @@ int main(int argc, char **argv)
 		printf("(GB/s = bytes read + written per second; CPU path: %s under the guest's CPU)\n",
 		       cpu_name());
 	}
+	pin_cost(dev, json);
 	sweep(dev, json);
 	tilecopy_device_close(dev);
 	return 0;
