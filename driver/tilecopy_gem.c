@@ -187,11 +187,21 @@ out_exit:
  * tc_ioctl_bo_create()), imported through PRIME (from this or another
  * device) or opened again. Each handle holds a reference to the BO's
  * mapping in the file's address space.
+ *
+ * A userptr BO stays with the file that made it, as it is never exported:
+ * a GEM_OPEN of its flink name by another file (the primary node of a
+ * kernel without the accel core has GEM_FLINK) is refused.
  */
 static int tc_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 {
-	struct tc_bo_map *map = tc_bo_map_add(to_tc_bo(obj), to_tc_file(file)->ctx);
+	struct tc_bo *bo = to_tc_bo(obj);
+	struct tc_bo_map *map;
 
+	if (bo->userptr && bo->userptr->owner != to_tc_file(file)->ctx) {
+		drm_dbg(obj->dev, "a userptr BO is opened by its own file only\n");
+		return -EOPNOTSUPP;
+	}
+	map = tc_bo_map_add(bo, to_tc_file(file)->ctx);
 	return PTR_ERR_OR_ZERO(map);
 }
 

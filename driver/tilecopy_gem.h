@@ -22,6 +22,8 @@ struct tc_mmu_ctx;
  *	maximum DMA segment.
  * @mm: the address space the pin is charged to (&mm_struct.pinned_vm),
  *	held by mmgrab() until the pages are unpinned.
+ * @owner: the device address space of the file that made the BO, the only
+ *	one that may have a handle (compared, never dereferenced).
  * @npages: pages pinned and charged.
  * @offset: offset of the first byte in the first page.
  * @size: bytes the user asked for.
@@ -33,6 +35,7 @@ struct tc_mmu_ctx;
 struct tc_userptr {
 	struct sg_append_table sgt;
 	struct mm_struct *mm;
+	const struct tc_mmu_ctx *owner;
 	unsigned long npages;
 	unsigned int offset;
 	u64 size;

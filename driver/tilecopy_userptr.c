@@ -351,6 +351,7 @@ int tc_ioctl_bo_userptr(struct drm_device *dev, void *data,
 		kfree(bo);
 		return PTR_ERR(up);
 	}
+	up->owner = to_tc_file(file)->ctx;
 	tc_gem_userptr_init(dev, bo, up, up->npages << PAGE_SHIFT);
 	bo->flags = args->flags;
 	ret = tc_bo_handle_create(file, bo, &args->handle, &args->va);
