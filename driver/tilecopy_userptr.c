@@ -321,8 +321,9 @@ err_free:
  * Return: 0, -EINVAL (fields, a range that wraps or exceeds the address
  * space), -EFAULT (not user memory, or a page that cannot be pinned),
  * -ENOMEM (RLIMIT_MEMLOCK, RAM, out of memory), -ENOSPC (the address space
- * is full), -EOPNOTSUPP (no userptr BOs on this device), -EIO (wedged),
- * -EINTR (a fatal signal while pinning).
+ * is full), -EOPNOTSUPP (no userptr BOs on this device, a DAX mapping, a
+ * bounced DMA mapping), -EIO (wedged), -EINTR (a fatal signal while
+ * pinning).
  */
 int tc_ioctl_bo_userptr(struct drm_device *dev, void *data,
 			struct drm_file *file)

@@ -325,13 +325,14 @@ struct drm_tilecopy_bo_info {
  * Such a BO has no mmap offset (the caller has its own mapping) and cannot
  * be exported through PRIME (-EOPNOTSUPP). BO_INFO reports @size and @va.
  *
- * Errors: -EINVAL (flags, pad, @size 0, @addr + @size wrapping or larger
- * than the address space), -EFAULT (a page of the range is not mapped,
- * lacks the access asked for, or cannot be pinned: I/O or PFN mappings
- * such as a BO's own mmap, a writable shared file mapping whose filesystem
- * tracks dirty pages), -ENOMEM (RLIMIT_MEMLOCK, more than RAM, out of
- * memory), -ENOSPC (the address space is full), -EOPNOTSUPP (the feature
- * is not offered), -EIO (wedged). docs/uapi.md has the details.
+ * Errors: -EINVAL (flags, @size 0, @addr + @size wrapping or larger than
+ * the address space), -EFAULT (not user memory, or a page of the range is
+ * not mapped, lacks the access asked for, or cannot be pinned: I/O or PFN
+ * mappings such as a BO's own mmap, a writable shared file mapping whose
+ * filesystem tracks dirty pages), -ENOMEM (RLIMIT_MEMLOCK, more than RAM,
+ * out of memory), -ENOSPC (the address space is full), -EOPNOTSUPP (the
+ * feature is not offered, a DAX file mapping), -EIO (wedged).
+ * docs/uapi.md has the details and the order of the checks.
  */
 struct drm_tilecopy_bo_userptr {
 	/** @addr: Input, user address of the first byte; any alignment. */
