@@ -9,6 +9,7 @@
 #   make install    PREFIX=/usr/local DESTDIR= (under PREFIX only; the
 #                   firmware: make install-firmware [FIRMWARE_DIR=/lib/firmware])
 #   make CROSS=aarch64-linux-gnu-   the core library and the CLI for arm64
+#                   (make CC=aarch64-linux-gnu-gcc is the same)
 #                   (BUILD defaults to build/aarch64-linux-gnu; no device backend)
 #   make clean
 #
@@ -24,6 +25,21 @@ V       ?= 0
 # CROSS=<triplet>- builds with that toolchain into its own BUILD, without
 # the device backend (no libdrm/libudev for the target) unless WITH_DEVICE=1.
 CROSS ?=
+# CC=<triplet>-gcc for another architecture is taken as CROSS=<triplet>-:
+# the host's libdrm, libudev and module build must not leak into it.
+ifeq ($(CROSS),)
+ifeq ($(origin CC),command line)
+TC_CC_ARCH := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+ifneq ($(TC_CC_ARCH),)
+ifneq ($(TC_CC_ARCH),$(shell uname -m))
+CROSS := $(if $(filter %-gcc,$(CC)),$(CC:%gcc=%),$(if $(filter %-cc,$(CC)),$(CC:%cc=%)))
+ifeq ($(CROSS),)
+$(error CC=$(CC) builds for $(TC_CC_ARCH), not $(shell uname -m): use make CROSS=<triplet>- (README))
+endif
+endif
+endif
+endif
+endif
 ifneq ($(CROSS),)
 CC      := $(CROSS)gcc
 BUILD   ?= build/$(patsubst %-,%,$(CROSS))
@@ -90,8 +106,9 @@ all: $(ALL_TARGETS)
 # The whole suite; each fragment appends its part to CHECK_TARGETS.
 # The parts run one after another so a failure names its part.
 check: deps
-	@set -e; for t in $(CHECK_TARGETS); do \
-		echo "=== make $$t"; $(MAKE) --no-print-directory $$t; done
+	@set -e; start=$$(date +%s); for t in $(CHECK_TARGETS); do \
+		t0=$$(date +%s); echo "=== make $$t"; $(MAKE) --no-print-directory $$t; \
+		now=$$(date +%s); echo "=== make $$t: $$((now - t0)) s (check: $$((now - start)) s)"; done
 	@echo "=== make check: all parts passed"
 
 demo: deps

@@ -19,7 +19,7 @@ $(BUILD)/obj/bench/%.o: bench/%.c bench/bench.h
 
 $(BENCH_BIN): $(BUILD)/obj/bench/bench_main.o $(BENCH_LIB_OBJS) $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LIB_LDLIBS) $(BENCH_LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_LDLIBS) $(BENCH_LDLIBS)
 
 # `tilecopy bench` runs this program, found next to the CLI (which links no
 # oneDNN itself): built and installed with it.

@@ -333,6 +333,7 @@ enum drm_gpu_sched_stat tc_sched_timedout_job(struct drm_sched_job *sched_job)
 {
 	struct tc_job *job = to_tc_job(sched_job);
 	struct tc_device *tdev = job->tdev;
+	enum drm_gpu_sched_stat stat = DRM_GPU_SCHED_STAT_NOMINAL;
 	int idx;
 
 	if (!drm_dev_enter(&tdev->base, &idx)) {
@@ -347,10 +348,12 @@ enum drm_gpu_sched_stat tc_sched_timedout_job(struct drm_sched_job *sched_job)
 			atomic64_inc(&tdev->stats.tdr_skips);
 		tc_sched_give_back(job->queue, job);
 	} else if (tc_device_reset(tdev, job) == -ENODEV) {
+		/* Unplugged while we reset: the removal settles the jobs. */
 		tc_sched_give_back(job->queue, job);
+		stat = DRM_GPU_SCHED_STAT_ENODEV;
 	}
 	drm_dev_exit(idx);
-	return DRM_GPU_SCHED_STAT_NOMINAL;
+	return stat;
 }
 
 /*

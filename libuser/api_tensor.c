@@ -391,10 +391,20 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_is_dense(const tilecopy_tensor_t 
 TILECOPY_API tilecopy_status_t tilecopy_tensor_is_contiguous_in(const tilecopy_tensor_t *t,
 								const char *format, int *yes)
 {
+	tilecopy_tensor_t f;
+	tilecopy_status_t st;
+
 	TC_GET(t, yes);
 	if (!format)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "format: NULL");
-	*yes = tc_tensor_is_contiguous_in(t, format);
+	/*
+	 * A format that does not fit the tensor answers 0; one that is no
+	 * format at all is the caller's typo, not a "no".
+	 */
+	st = tc_tensor_make(&f, format, t->extent, t->layout.rank, t->dtype, NULL);
+	if (st == TILECOPY_ERR_PARSE || st == TILECOPY_ERR_UNKNOWN_FORMAT)
+		return st;
+	*yes = !st && tc_tensor_is_contiguous_in(t, format);
 	return tc_ok();
 }
 

@@ -62,14 +62,15 @@ _Static_assert(sizeof(struct tilecopy_buffer_ref) == sizeof(struct { void *p; ui
 
 /*
  * $TILECOPY_USERPTR: "1" (the default) pins the caller's buffers where the
- * driver can, "0" always stages; anything else is refused by name.
+ * driver can, "0" always stages; anything else is refused by name. Set but
+ * empty is unset, as for every TILECOPY_* variable.
  */
 static tilecopy_status_t tc_userptr_wanted(const tilecopy_device_t *dev, int *want)
 {
 	const char *e = getenv("TILECOPY_USERPTR");
 
 	*want = dev && (dev->features & DRM_TILECOPY_FEATURE_USERPTR);
-	if (!e || !strcmp(e, "1"))
+	if (!e || !*e || !strcmp(e, "1"))
 		return TILECOPY_SUCCESS;
 	if (strcmp(e, "0"))
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,
@@ -85,6 +86,7 @@ static tilecopy_status_t tc_userptr_wanted(const tilecopy_device_t *dev, int *wa
  * something else: strtoull took -1 for 2^64-1 and "abc" for the default).
  * The default depends on the path: TC_USERPTR_THRESHOLD when the caller's
  * buffers are pinned (@userptr), TC_DEFAULT_THRESHOLD when staged.
+ * Set but empty is unset, as for every TILECOPY_* variable.
  */
 static tilecopy_status_t tc_threshold(int userptr, uint64_t *bytes)
 {
@@ -93,7 +95,7 @@ static tilecopy_status_t tc_threshold(int userptr, uint64_t *bytes)
 	unsigned long long v;
 
 	*bytes = userptr ? TC_USERPTR_THRESHOLD : TC_DEFAULT_THRESHOLD;
-	if (!e)
+	if (!e || !*e)
 		return TILECOPY_SUCCESS;
 	errno = 0;
 	v = strtoull(e, &end, 10);

@@ -184,7 +184,10 @@ if ! timeout "$build_timeout" ninja -C "$bdir" -j"$jobs" "$emu" >"$bdir/ninja.lo
 fi
 log "built in $(($(date +%s) - start)) s"
 
-"$bdir/$emu" -device help 2>/dev/null | grep -q '"tilecopy"' ||
+# (the whole list first: under pipefail, `| grep -q` leaving early could
+# fail QEMU with SIGPIPE and the check with it)
+devices=$("$bdir/$emu" -device help 2>/dev/null || true)
+grep -q '"tilecopy"' <<<"$devices" ||
 	die "the built QEMU has no tilecopy device"
 
 mkdir -p "$cache/bin/$key.tmp"

@@ -129,7 +129,10 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if [ $want_torch = 1 ]; then
-	if apt-cache policy python3-torch 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+	# (not `| grep -q`: under pipefail, grep leaving early fails apt-cache
+	# with SIGPIPE, and the test with it)
+	cand=$(apt-cache policy python3-torch 2>/dev/null | sed -n 's/^ *Candidate: //p')
+	if [ -n "$cand" ] && [ "$cand" != "(none)" ]; then
 		echo "deps.sh: installing python3-torch (optional, large; TILECOPY_NO_TORCH=1 skips it)"
 		DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
 			--no-install-recommends python3-torch ||

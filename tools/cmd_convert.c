@@ -193,15 +193,34 @@ static void *progress_main(void *arg)
 	return NULL;
 }
 
+/*
+ * $TILECOPY_PROGRESS_MS: after how long the line appears (default 2 s); a
+ * value that is no number of milliseconds is said, not taken for 0.
+ */
+static long progress_after_ms(void)
+{
+	const char *e = getenv("TILECOPY_PROGRESS_MS");
+	char *end;
+	long v;
+
+	if (!e || !*e)
+		return 2000;
+	errno = 0;
+	v = strtol(e, &end, 10);
+	if (*end || v < 0 || errno || !(*e >= '0' && *e <= '9')) {
+		fprintf(stderr, "tilecopy: TILECOPY_PROGRESS_MS='%.32s' is not a number of milliseconds: 2000 it is\n",
+			e);
+		return 2000;
+	}
+	return v;
+}
+
 static void progress_start(struct progress *p, uint64_t bytes)
 {
 	memset(p, 0, sizeof(*p));
 	p->bytes = bytes;
 	p->t0 = now_s();
-	/* $TILECOPY_PROGRESS_MS: after how long (default 2 s) */
-	p->after_ms = getenv("TILECOPY_PROGRESS_MS") ? atol(getenv("TILECOPY_PROGRESS_MS")) : 2000;
-	if (p->after_ms < 0)
-		p->after_ms = 2000;
+	p->after_ms = progress_after_ms();
 	if (!isatty(STDERR_FILENO))
 		return;
 	pthread_mutex_init(&p->lock, NULL);
@@ -244,7 +263,7 @@ static int pick_devices(const char *spec, struct devs *v, const char **note)
 	*note = NULL;
 	if (!spec)
 		spec = getenv("TILECOPY_DEVICE");
-	if (!spec || !strcmp(spec, "cpu"))
+	if (!spec || !*spec || !strcmp(spec, "cpu"))	/* set but empty: unset */
 		return 0;
 	v->dv = cli_device(&why);
 	if (!v->dv && !strcmp(spec, "auto")) {
@@ -361,8 +380,13 @@ int cmd_convert(int argc, char **argv)
 		return cli_usage("convert", stdout, 0);
 	if (o.version)
 		return cli_version();
-	if (!o.from || !o.to || o.nargs != 2)
+	if (!o.from || !o.to || o.nargs != 2) {
+		fprintf(stderr, "tilecopy convert: %s\n",
+			!o.from ? "--from FORMAT is missing" : !o.to ? "--to FORMAT is missing" :
+			o.nargs < 2 ? "IN and OUT are needed (- for stdin, stdout)" :
+			"more than IN and OUT given");
 		return cli_usage("convert", stderr, 2);
+	}
 	if (cli_plan(&o, &plan))
 		return 1;
 	tilecopy_plan_src_bytes(plan, &need);

@@ -31,8 +31,12 @@
  * Threads. Handles are immutable once made: any number of threads may read,
  * plan from and execute the same layouts, tensors and plans at the same
  * time. Destroying a handle while another thread still uses it is the
- * caller's race. Nothing else has shared state except tilecopy_last_error,
- * which is per thread.
+ * caller's race. tilecopy_last_error is per thread. The only process-wide
+ * state is the CPU executors' settings: tilecopy_cpu_set_threads() and
+ * tilecopy_cpu_set_affinity() (any thread may call them while others
+ * execute plans; each execution uses the settings of when it starts) and
+ * the environment variables TILECOPY_CPU, TILECOPY_THREADS and
+ * TILECOPY_AFFINITY, read once, at first use.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -424,7 +428,9 @@ TILECOPY_API tilecopy_status_t tilecopy_tensor_is_dense(const tilecopy_tensor_t 
 /**
  * tilecopy_tensor_is_contiguous_in - *yes = 1 when the tensor has exactly
  * the strides @format would give its shape (PyTorch's
- * is_contiguous(memory_format)); 0 also when @format does not fit it.
+ * is_contiguous(memory_format)); 0 also when @format does not fit it (a
+ * rank or block it cannot have). A @format that is not one
+ * (TILECOPY_ERR_PARSE, TILECOPY_ERR_UNKNOWN_FORMAT) is an error.
  */
 TILECOPY_API tilecopy_status_t tilecopy_tensor_is_contiguous_in(const tilecopy_tensor_t *t,
 								const char *format, int *yes);

@@ -189,3 +189,27 @@ def test_missing_numpy_is_said():
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[0] == tilecopy.version()
     assert "tilecopy.layout needs numpy" in r.stdout and "python3-numpy" in r.stdout
+
+
+def test_wrong_libdir_is_said():
+    """$TILECOPY_LIBDIR names the libraries' directory: one without them is
+    an error naming it, not another copy found on the linker's path."""
+    code = ("try:\n"
+            "    import tilecopy\n"
+            "except ImportError as e:\n"
+            "    print(e)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, PYTHONPATH=abs_pythonpath(),
+                                             TILECOPY_LIBDIR="/nonexistent/tc"))
+    assert r.returncode == 0, r.stderr
+    assert "$TILECOPY_LIBDIR=/nonexistent/tc has no libtilecopy.so" in r.stdout, r.stdout
+
+
+def test_buffer_too_large_is_no_buffer_too_small():
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    with pytest.raises(tilecopy.BufferSizeError) as e:
+        tilecopy.convert(x, src="NCHW", dst="NHWC", out=np.zeros(121, np.float32))
+    assert e.value.status_name == "buffer size mismatch", str(e.value)
+    with pytest.raises(tilecopy.BufferSizeError) as e:
+        tilecopy.convert(x, src="NCHW", dst="NHWC", out=np.zeros(119, np.float32))
+    assert e.value.status_name == "buffer too small", str(e.value)

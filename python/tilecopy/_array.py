@@ -130,7 +130,9 @@ class Array(np.ndarray):
         if self.nbytes != lay.nbytes or not self.flags.c_contiguous:
             raise BufferSizeError("array: %d bytes%s; %s of shape %s takes %d contiguous bytes"
                                   % (self.nbytes, "" if self.flags.c_contiguous else
-                                     " (not contiguous)", fmt, shape, lay.nbytes))
+                                     " (not contiguous)", fmt, shape, lay.nbytes),
+                                  status_name=("buffer size mismatch" if self.nbytes > lay.nbytes
+                                               else None))
         shape, strides, offset = lay._t.dlpack_view(physical)
         it = self.dtype.itemsize
         return np.ndarray(shape, self.dtype, buffer=np.asarray(self), offset=offset,

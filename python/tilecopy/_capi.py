@@ -6,9 +6,10 @@ Both are ctypes.CDLL libraries, so every call releases the GIL while the C
 code runs: a conversion on one thread never stops the others. Functions of
 the Python C API (capsules) go through ctypes.pythonapi, which keeps it.
 
-Where the libraries are: $TILECOPY_LIBDIR if set, else the directory the
-package was built or installed for (_config.LIBDIR), else the dynamic
-linker's search path.
+Where the libraries are: $TILECOPY_LIBDIR if set (and nowhere else: a
+directory without them is an error naming it, never another copy found on
+the linker's path), else the directory the package was built or installed
+for (_config.LIBDIR), else the dynamic linker's search path.
 """
 import ctypes as C
 import os
@@ -44,11 +45,18 @@ def libdir():
 
 
 def _open(soname):
-    d = libdir()
+    env = os.environ.get("TILECOPY_LIBDIR")
+    d = env or _config.LIBDIR
     path = os.path.join(d, soname) if d else soname
+    if env and not os.path.exists(path):
+        raise ImportError("tilecopy: $TILECOPY_LIBDIR=%s has no %s" % (env, soname))
     if d and not os.path.exists(path):
         path = soname  # installed elsewhere: the dynamic linker's path
-    return C.CDLL(path)
+    try:
+        return C.CDLL(path)
+    except OSError as e:
+        raise ImportError("tilecopy: cannot load %s (%s; set $TILECOPY_LIBDIR to the directory "
+                          "of libtilecopy.so.1)" % (path, e)) from e
 
 
 # name: (restype, argtypes) - one line per function used, as in the headers.
@@ -129,7 +137,7 @@ def device_lib():
                 d = _open("libtilecopy-device.so.%d" % MAJOR)
                 _bind(d, _DEVICE)
                 _dev_lib = d
-            except (OSError, AttributeError) as e:
+            except (ImportError, OSError, AttributeError) as e:
                 _dev_err = str(e)
         return _dev_lib
 

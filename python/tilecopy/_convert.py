@@ -219,7 +219,8 @@ def _writable(obj, what, like=None):
         dt = _dtypes.result_dtype(like)
         if mv.nbytes % dt.itemsize:
             raise BufferSizeError("%s: a %s of %d bytes is no whole number of %s elements"
-                                  % (what, type(obj).__name__, mv.nbytes, like))
+                                  % (what, type(obj).__name__, mv.nbytes, like),
+                                  status_name="buffer size mismatch")
         return np.frombuffer(mv.cast("B"), dt)
     try:
         return np.asarray(mv)
@@ -330,9 +331,15 @@ def _physical(mem, t, fmt, side):
         raise BufferSizeError(
             "%s: %s has %d bytes (%d elements); %s of shape %s %s takes %d bytes (%d elements)"
             % (side, mem.what, mem.nbytes, mem.nbytes // mem.itemsize, fmt, _x(t.shape),
-               mem.name, t.nbytes, t.nbytes // mem.itemsize))
+               mem.name, t.nbytes, t.nbytes // mem.itemsize), **_size_status(mem.nbytes, t.nbytes))
     mem.span(mem.addr, mem.nbytes)
     return t
+
+
+def _size_status(have, need):
+    """A physical buffer must be exactly its size: one too large is no
+    "buffer too small" (the library's name for the status)."""
+    return {"status_name": "buffer size mismatch"} if have > need else {}
 
 
 def _strides_text(mem):

@@ -57,6 +57,7 @@ module-arm64-16k: $(ARM64_16K_KO)
 # the arm64 target stands alone.
 check-module-arm64: $(ARM64_KO) $(ARM64_16K_KO)
 	bash tests/arm64/module.sh --sparse arm64 $(ARM64_DIR)/driver
+	bash tests/arm64/module.sh --sparse arm64-16k $(BUILD)/arm64-16k/driver
 	bash $(TOP)/scripts/checkpatch.sh
 	@modinfo $(ARM64_KO) | grep -E '^(vermagic|depends):'
 	@echo "check-module-arm64: arm64 (4K and 16K pages) builds without warnings; sparse, checkpatch clean"

@@ -75,6 +75,14 @@ struct dev {
 	char pci[32];	/* 0000:00:04.0 */
 };
 
+/*
+ * A dma-buf's line in debugfs dma_buf/bufinfo: "size\tflags\tmode\tcount\t
+ * exp_name\t...". DRM's PRIME export names the exporter after its own
+ * module ("drm"), not the driver: "tilecopy" would only match the fence
+ * lines under each buffer. Nothing else in the guest exports through DRM.
+ */
+#define TC_DMABUF_LINE	"\tdrm\t"
+
 static struct dev devs[2];
 static int ndevs;
 static int fd_nth = -1;		/* /proc/thread-self/fail-nth */
@@ -350,7 +358,7 @@ static void counters_read(struct counters *c)
 		snprintf(p, sizeof(p), "/sys/kernel/debug/accel/%s/clients", devs[i].pci);
 		c->clients[i] = count_lines(p, NULL, 1);
 	}
-	c->dmabufs = count_lines("/sys/kernel/debug/dma_buf/bufinfo", "tilecopy", 0);
+	c->dmabufs = count_lines("/sys/kernel/debug/dma_buf/bufinfo", TC_DMABUF_LINE, 0);
 	c->refcnt = read_long("/sys/module/tilecopy/refcnt");
 	c->vmpin = vmpin_kb();
 	c->fds = 0;
@@ -996,6 +1004,24 @@ static void load_patterns(const char *path)
 	free(pat);
 }
 
+/* The dma-buf count must see an export, or a leaked one would pass unseen. */
+static void dmabuf_count_check(struct state *s)
+{
+	struct counters before, during;
+	uint64_t va;
+	uint32_t h = bo_new(s->fd, &va);
+	int fd;
+
+	counters_read(&before);
+	fd = prime_export(s->fd, h);
+	counters_read(&during);
+	close(fd);
+	gem_close(s->fd, h);
+	if (during.dmabufs != before.dmabufs + 1)
+		die("dma_buf/bufinfo: %ld buffers with one exported, %ld before: the leak check cannot count dma-bufs",
+		    during.dmabufs, before.dmabufs);
+}
+
 int main(int argc, char **argv)
 {
 	struct state s = { .fdx = -1 };
@@ -1029,6 +1055,7 @@ int main(int argc, char **argv)
 	s.umem = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (s.umem == MAP_FAILED)
 		die("mmap: %s", strerror(errno));
+	dmabuf_count_check(&s);
 	printf("faultinject: %d device(s) (%s%s%s), fail-nth over slab and page allocations\n",
 	       ndevs, devs[0].pci, ndevs > 1 ? ", " : "", ndevs > 1 ? devs[1].pci : "");
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# make check-debug: the debug-kernel lane's part of make check, in three
+# make check-debug: the debug-kernel lane's part of make check, in four
 # boots of the debug kernel (run-guest.sh --kernel debug; any KASAN,
 # lockdep, DMA-API, debugobjects or UBSAN report, or a kmemleak leak in
 # tilecopy/DRM code, fails a boot):
@@ -12,7 +12,10 @@
 #      one boot for the three, since a boot with its kmemleak scans costs a
 #      minute here;
 #   2. dma-error-on-job=3: test_recovery (DMA error mid-job, recovery);
-#   3. hang-on-job=2: test_recovery (job timeout, engine reset).
+#   3. hang-on-job=2: test_recovery (job timeout, engine reset);
+#   4. reset-hang-on=2: test_wedge (a failed reset wedges the device;
+#      PCI unbind with files, jobs, mmaps and dma-bufs alive; bind again):
+#      the teardown paths where DMA-API debugging and kmemleak found bugs.
 #
 # Every part runs even when an earlier one failed; the output names each
 # part with its time (guest seconds). Environment: as run-guest.sh
@@ -69,6 +72,8 @@ step "recovery: dma error" "${run[@]}" --device-props dma-error-on-job=3 --timeo
 	"$G/test_recovery"
 step "recovery: hang + timeout reset" "${run[@]}" --device-props hang-on-job=2 --timeout 600 -- \
 	"$G/test_recovery"
+step "wedge, unplug in use" "${run[@]}" --device-props reset-hang-on=2,delay-ns-per-kb=200000 \
+	--timeout 900 -- "$G/test_wedge"
 
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "check-debug: FAILED: ${failed[*]}"

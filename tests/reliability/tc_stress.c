@@ -53,6 +53,14 @@
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
 #define PAGE 4096u
 
+/*
+ * A dma-buf's line in debugfs dma_buf/bufinfo: "size\tflags\tmode\tcount\t
+ * exp_name\t...". DRM's PRIME export names the exporter after its own
+ * module ("drm"), not the driver: "tilecopy" would only match the fence
+ * lines under each buffer. Nothing else in the guest exports through DRM.
+ */
+#define TC_DMABUF_LINE	"\tdrm\t"
+
 static const char *prog_mode = "?";
 
 static void die(const char *fmt, ...)
@@ -463,7 +471,7 @@ static void snapshot(struct snap *s)
 	snprintf(p, sizeof(p), "/sys/kernel/debug/accel/%s/clients", pci_name);
 	s->clients = count_lines(p, NULL, 1);
 	s->engine_jobs = engine_jobs();
-	s->dmabufs = count_lines("/sys/kernel/debug/dma_buf/bufinfo", "tilecopy", 0);
+	s->dmabufs = count_lines("/sys/kernel/debug/dma_buf/bufinfo", TC_DMABUF_LINE, 0);
 	snprintf(p, sizeof(p), "/sys/kernel/debug/accel/%s/gem_names", pci_name);
 	s->gem_objects = count_lines(p, NULL, 1);
 }

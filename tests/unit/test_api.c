@@ -107,6 +107,8 @@ START_TEST(test_null_everywhere)
 	NUL_FAILS(tilecopy_desc_format(NULL, buf, sizeof(buf)));
 	NUL_FAILS(tilecopy_plan_execute_cpu(NULL, buf, 1, buf, 1, NULL));
 	NUL_FAILS(tilecopy_cpu_name(NULL, NULL));
+	NUL_FAILS(tilecopy_cpu_threads(NULL));
+	TC_FAILS(tilecopy_cpu_set_affinity(NULL, 2), TILECOPY_ERR_INVALID_ARG, "cpus: NULL");
 	NUL_FAILS(tilecopy_tensor_from_dlpack(NULL, NULL, 0));
 	NUL_FAILS(tilecopy_tensor_from_dlpack(&t, NULL, 0));
 	NUL_FAILS(tilecopy_tensor_to_dlpack(NULL, NULL, buf, 0));
@@ -178,6 +180,11 @@ START_TEST(test_in_place)
 	for (int i = 0; i < 64; i++)
 		big[i] = i;
 	TC_OK(tilecopy_plan_execute_cpu(p, big, 16, big + 1, 16, NULL));
+	/* NULL buffers with a good plan: refused, nothing written */
+	TC_FAILS(tilecopy_plan_execute_cpu(p, NULL, 16, big, 16, NULL), TILECOPY_ERR_INVALID_ARG,
+		 "src");
+	TC_FAILS(tilecopy_plan_execute_cpu(p, big, 16, NULL, 16, NULL), TILECOPY_ERR_INVALID_ARG,
+		 "dst");
 	ck_assert_int_eq(big[1], 0);
 	ck_assert_int_eq(big[2], 2);
 	ck_assert_int_eq(big[3], 1);
@@ -742,6 +749,12 @@ START_TEST(test_dlpack_roundtrip)
 	TC_OK(tilecopy_tensor_from_dlpack(&t, &dl, 0));
 	TC_OK(tilecopy_tensor_is_contiguous_in(t, "NHWC", &same));
 	ck_assert(same);
+	/* a typo is an error, not "no"; a format that cannot fit is "no" */
+	TC_FAILS(tilecopy_tensor_is_contiguous_in(t, "NHCW_typo", &same),
+		 TILECOPY_ERR_UNKNOWN_FORMAT, "");
+	TC_FAILS(tilecopy_tensor_is_contiguous_in(t, "(1,2", &same), TILECOPY_ERR_PARSE, "");
+	TC_OK(tilecopy_tensor_is_contiguous_in(t, "zN", &same));
+	ck_assert_int_eq(same, 0);
 	TC_OK(tilecopy_tensor_to_dlpack(&m, t, (void *)shape, 0));
 	ck_assert_int_eq(m->dl_tensor.ndim, 4);
 	ck_assert_int_eq(m->dl_tensor.byte_offset, 16);

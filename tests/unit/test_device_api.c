@@ -49,6 +49,10 @@ START_TEST(test_device_null)
 	NUL_FAILS(tilecopy_job_submit(NULL, NULL, NULL, NULL, NULL, 0));
 	NUL_FAILS(tilecopy_job_submit(&job, NULL, NULL, &ref, &ref, 0));
 	ck_assert_ptr_null(job);
+	NUL_FAILS(tilecopy_job_submit_opts(NULL, NULL, NULL, NULL, NULL, NULL));
+	NUL_FAILS(tilecopy_job_submit_opts(&job, NULL, NULL, &ref, &ref, NULL));
+	ck_assert_ptr_null(job);
+	ck_assert_int_eq(tilecopy_device_fd(NULL), -1);
 	NUL_FAILS(tilecopy_job_wait(NULL, 0));
 	NUL_FAILS(tilecopy_job_syncobj(NULL, &u32));
 	tilecopy_job_destroy(NULL);
@@ -178,7 +182,7 @@ END_TEST
 /* $TILECOPY_DEVICE_THRESHOLD: digits or a clear refusal (review B13). */
 START_TEST(test_threshold_env)
 {
-	static const char *const bad[] = { "-1", "abc", "1e9", "0x10", "", " 5", "64M",
+	static const char *const bad[] = { "-1", "abc", "1e9", "0x10", " 5", "64M",
 					   "99999999999999999999" };
 	int64_t shape[2] = { 2, 2 };
 	int32_t buf[4] = { 0 };
@@ -197,6 +201,10 @@ START_TEST(test_threshold_env)
 	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
 	TC_OK(tilecopy_device_threshold(&thr));
 	ck_assert_uint_eq(thr, 0);
+	/* set but empty is unset, as for every TILECOPY_* variable */
+	setenv("TILECOPY_DEVICE_THRESHOLD", "", 1);
+	TC_OK(tilecopy_device_threshold(&thr));
+	ck_assert_uint_eq(thr, 64ull << 20);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		setenv("TILECOPY_DEVICE_THRESHOLD", bad[i], 1);
 		TC_FAILS(tilecopy_device_threshold(&thr), TILECOPY_ERR_INVALID_ARG,
