@@ -7,16 +7,18 @@
  *
  * For each operation (open, close, BO_CREATE, BO_INFO, PRIME export,
  * PRIME import within a device and across devices, SUBMIT with BOs and
- * syncobjs, SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE), the kernel's per-task fail-nth makes the
+ * syncobjs, SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE,
+ * BO_USERPTR), the kernel's per-task fail-nth makes the
  * n-th allocation of that one system call fail (slab and page allocator,
  * order 0 included, sleeping allocations included), for n = 1, 2, ... until
  * a call reaches no n-th allocation. After every injected failure:
  *
  *   - the call returned 0 (the failure was absorbed by a fallback) or an
  *     errno of the operation's documented set (ENOMEM);
- *   - nothing leaks: the driver's BO count and bytes of both engines, the
- *     tilecopy dma-bufs, the open DRM clients, the module's references and
- *     this process's file descriptors are back to their baseline;
+ *   - nothing leaks: the driver's BO count, BO bytes and pinned user bytes
+ *     of both engines, the tilecopy dma-bufs, the open DRM clients, the
+ *     module's references, this process's file descriptors and pinned
+ *     pages (VmPin) are back to their baseline;
  *   - the same call, without injection, succeeds at once;
  *   - the kernel log got no report (REPORTS.ere: KASAN, lockdep, ...).
  *
@@ -321,9 +323,25 @@ static int kmsg_check(const char *op, unsigned int n)
 /* ---- counters (leak check) ------------------------------------------------------ */
 
 struct counters {
-	long bos[2], bo_bytes[2], clients[2];
-	long dmabufs, refcnt, fds;
+	long bos[2], bo_bytes[2], pinned[2], clients[2];
+	long dmabufs, refcnt, fds, vmpin;
 };
+
+/* VmPin of /proc/self/status, in kB: the pages this process has pinned. */
+static long vmpin_kb(void)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmPin:", 6))
+			v = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return v;
+}
 
 static void counters_read(struct counters *c)
 {
@@ -335,11 +353,14 @@ static void counters_read(struct counters *c)
 		c->bos[i] = read_long(p);
 		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/bo_bytes", devs[i].pci);
 		c->bo_bytes[i] = read_long(p);
+		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/pinned_bytes", devs[i].pci);
+		c->pinned[i] = read_long(p);
 		snprintf(p, sizeof(p), "/sys/kernel/debug/accel/%s/clients", devs[i].pci);
 		c->clients[i] = count_lines(p, NULL, 1);
 	}
 	c->dmabufs = count_lines("/sys/kernel/debug/dma_buf/bufinfo", TC_DMABUF_LINE, 0);
 	c->refcnt = read_long("/sys/module/tilecopy/refcnt");
+	c->vmpin = vmpin_kb();
 	c->fds = 0;
 	{
 		DIR *d = opendir("/proc/self/fd");
@@ -359,9 +380,10 @@ static bool counters_equal(const struct counters *a, const struct counters *b)
 
 static void counters_print(const char *what, const struct counters *c)
 {
-	printf("  %s: bos %ld/%ld, bo_bytes %ld/%ld, clients %ld/%ld, dma-bufs %ld, module refs %ld, fds %ld\n",
-	       what, c->bos[0], c->bos[1], c->bo_bytes[0], c->bo_bytes[1],
-	       c->clients[0], c->clients[1], c->dmabufs, c->refcnt, c->fds);
+	printf("  %s: bos %ld/%ld, bo_bytes %ld/%ld, pinned_bytes %ld/%ld, clients %ld/%ld, dma-bufs %ld, module refs %ld, fds %ld, VmPin %ld kB\n",
+	       what, c->bos[0], c->bos[1], c->bo_bytes[0], c->bo_bytes[1], c->pinned[0],
+	       c->pinned[1], c->clients[0], c->clients[1], c->dmabufs, c->refcnt, c->fds,
+	       c->vmpin);
 }
 
 /*
@@ -507,6 +529,7 @@ struct state {
 	int fd2;		/* a second file of device 0 */
 	int fdx;		/* a file of device 1, or -1 */
 	int tmpfd, dmabuf;
+	uint8_t *umem;		/* 4 pages of this process, mlocked */
 	uint32_t bo, bo2, bo_imp, sync_in, sync_out;
 	uint64_t va, va2, job;
 	struct drm_tilecopy_desc desc;
@@ -783,6 +806,22 @@ static void gem_close_undo(struct state *s, int ret)
 		gem_close(s->fd, s->bo);
 }
 
+/*
+ * BO_USERPTR over 2 pages' worth at an odd offset (3 pages pinned): the
+ * pin, its charge, the sg table, the DMA mapping, the engine mapping and
+ * the handle, each undone when a later one fails.
+ */
+static int bo_userptr_call(struct state *s)
+{
+	struct drm_tilecopy_bo_userptr u = {
+		.addr = (uintptr_t)s->umem + 100, .size = BO_SIZE,
+	};
+	int r = xioctl(s->fd, DRM_IOCTL_TILECOPY_BO_USERPTR, &u);
+
+	s->bo = u.handle;
+	return r;
+}
+
 static const struct op ops[] = {
 	{ "open", false, open_setup, open_call, open_undo },
 	{ "close", false, close_setup, close_call, close_undo },
@@ -795,6 +834,7 @@ static const struct op ops[] = {
 	{ "submit_many", false, submit_many_setup, submit_many_call, submit_many_undo },
 	{ "wait", false, wait_setup, wait_call, wait_undo },
 	{ "gem_close", false, bo_setup, gem_close_call, gem_close_undo },
+	{ "bo_userptr", false, none_setup, bo_userptr_call, bo_create_undo },
 };
 
 /* ---- kmemleak --------------------------------------------------------------- */
@@ -1012,6 +1052,9 @@ int main(int argc, char **argv)
 	/* No page fault of ours inside an armed call. */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		die("mlockall: %s", strerror(errno));
+	s.umem = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s.umem == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
 	dmabuf_count_check(&s);
 	printf("faultinject: %d device(s) (%s%s%s), fail-nth over slab and page allocations\n",
 	       ndevs, devs[0].pci, ndevs > 1 ? ", " : "", ndevs > 1 ? devs[1].pci : "");
