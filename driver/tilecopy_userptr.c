@@ -145,9 +145,12 @@ static void tc_userptr_unpin(struct tc_userptr *up, bool dirty)
 	struct scatterlist *sg;
 	unsigned int i;
 
-	for_each_sgtable_sg(&up->sgt.sgt, sg, i)
+	for_each_sgtable_sg(&up->sgt.sgt, sg, i) {
 		unpin_user_page_range_dirty_lock(sg_page(sg), sg->length >> PAGE_SHIFT,
 						 dirty);
+		/* a BO of many GiB is unpinned in one work item */
+		cond_resched();
+	}
 	sg_free_append_table(&up->sgt);
 }
 
