@@ -52,7 +52,7 @@ struct tc_userptr {
  * @maps_lock: protects @maps and @counted.
  * @maps: struct tc_bo_map, one per address space holding a handle.
  * @counted: in the device's live-BO statistics and on its
- *	&tc_device.dma_bos list (from its first mapping on).
+ *	&tc_device.dma_bos list (from the DMA mapping of its pages on).
  * @dma_link: entry in &tc_device.dma_bos.
  */
 struct tc_bo {

@@ -23,6 +23,7 @@
 #include <linux/capability.h>
 #include <linux/dma-map-ops.h>	/* dev_is_dma_coherent(), see tc_userptr_supported() */
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
@@ -86,8 +87,9 @@ static int tc_userptr_check(struct drm_device *dev,
 		drm_dbg(dev, "BO_USERPTR: unknown flags 0x%x\n", args->flags);
 		return -EINVAL;
 	}
+	/* a 32-bit kernel: no bit dropped before access_ok() */
 	if (!args->size || check_add_overflow(args->addr, args->size, &end) ||
-	    args->size > max) {
+	    args->size > max || (unsigned long)end != end) {
 		drm_dbg(dev, "BO_USERPTR: bad range 0x%llx + %llu\n", args->addr,
 			args->size);
 		return -EINVAL;
@@ -159,6 +161,29 @@ static void tc_userptr_unpin(struct tc_userptr *up, bool dirty)
  * contiguous ones up to the device's maximum segment. On failure nothing
  * stays pinned.
  */
+static int tc_userptr_pin_errno(int n)
+{
+	switch (n) {
+	case -ENOMEM:		/* out of memory */
+	case -EINTR:		/* a fatal signal */
+	case -EOPNOTSUPP:	/* filesystem DAX */
+		return n;
+	case -EAGAIN:
+	case -EBUSY:
+		/* a page could not be migrated out of ZONE_MOVABLE/CMA for a
+		 * long-term pin: transient
+		 */
+		return -EAGAIN;
+	default:
+		/*
+		 * 0 or -EFAULT: unmapped, no permission, PFN/IO memory, a file
+		 * that tracks dirt; -EHWPOISON: a poisoned page; anything else
+		 * the mm may add: the range cannot be pinned
+		 */
+		return -EFAULT;
+	}
+}
+
 static int tc_userptr_pin(struct drm_device *dev, struct tc_userptr *up,
 			  unsigned long start)
 {
@@ -176,8 +201,7 @@ static int tc_userptr_pin(struct drm_device *dev, struct tc_userptr *up,
 		int n = pin_user_pages_fast(start + done * PAGE_SIZE, want, gup, chunk);
 
 		if (n <= 0) {
-			/* unmapped, no permission, PFN/IO memory, a file that tracks dirt */
-			ret = n ? n : -EFAULT;
+			ret = tc_userptr_pin_errno(n);
 			drm_dbg(dev, "BO_USERPTR: cannot pin page %lu of %lu: %d\n",
 				done, up->npages, ret);
 			break;
@@ -197,6 +221,25 @@ static int tc_userptr_pin(struct drm_device *dev, struct tc_userptr *up,
 	if (ret)
 		tc_userptr_unpin(up, false);
 	return ret;
+}
+
+/*
+ * Would the engine's view of the page at @addr differ from the CPU's
+ * without sync calls (a bounced mapping)? dma_need_sync() answers that
+ * per address for dma-direct only: for a device in an IOMMU DMA-API
+ * domain it is true for every address. dma-iommu bounces only pieces of a
+ * page smaller than the IOMMU's granule (untrusted devices) and small
+ * buffers of non-coherent devices; the pages pinned here are whole pages
+ * of a coherent device (tc_userptr_supported()), never bounced while a
+ * page spans whole granules.
+ */
+static bool tc_userptr_bounced(struct device *dev, dma_addr_t addr)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+
+	if (dom && iommu_is_dma_domain(dom))
+		return !dom->pgsize_bitmap || BIT(__ffs(dom->pgsize_bitmap)) > PAGE_SIZE;
+	return dma_need_sync(dev, addr);
 }
 
 /**
@@ -227,7 +270,7 @@ struct sg_table *tc_userptr_sgt(struct tc_bo *bo)
 	if (ret)
 		goto out_unlock;
 	for_each_sgtable_dma_sg(sgt, sg, i) {
-		if (dma_need_sync(dev, sg_dma_address(sg))) {
+		if (tc_userptr_bounced(dev, sg_dma_address(sg))) {
 			dma_unmap_sgtable(dev, sgt, tc_userptr_dir(up), TC_USERPTR_DMA_ATTRS);
 			drm_dbg(obj->dev, "BO_USERPTR: the DMA mapping needs syncs (bounced)\n");
 			ret = -EOPNOTSUPP;
@@ -326,7 +369,7 @@ err_free:
  * -ENOMEM (RLIMIT_MEMLOCK, RAM, out of memory), -ENOSPC (the address space
  * is full), -EOPNOTSUPP (no userptr BOs on this device, a DAX mapping, a
  * bounced DMA mapping), -EIO (wedged), -EINTR (a fatal signal while
- * pinning).
+ * pinning), -EAGAIN (a page could not be migrated for the pin).
  */
 int tc_ioctl_bo_userptr(struct drm_device *dev, void *data,
 			struct drm_file *file)
