@@ -22,6 +22,8 @@ struct tc_mmu_ctx;
  *	maximum DMA segment.
  * @mm: the address space the pin is charged to (&mm_struct.pinned_vm),
  *	held by mmgrab() until the pages are unpinned.
+ * @user: the user charged against RLIMIT_MEMLOCK (&user_struct.locked_vm),
+ *	held until the pages are unpinned; NULL with CAP_IPC_LOCK.
  * @owner: the device address space of the file that made the BO, the only
  *	one that may have a handle (compared, never dereferenced).
  * @npages: pages pinned and charged.
@@ -35,6 +37,7 @@ struct tc_mmu_ctx;
 struct tc_userptr {
 	struct sg_append_table sgt;
 	struct mm_struct *mm;
+	struct user_struct *user;
 	const struct tc_mmu_ctx *owner;
 	unsigned long npages;
 	unsigned int offset;

@@ -12,10 +12,11 @@
  * freed, so a job never touches memory that went back to the kernel. No
  * MMU notifier: the pin is the contract, as with RDMA's non-ODP memory.
  *
- * Accounting follows RDMA's ib_umem: the pages count against the caller's
- * RLIMIT_MEMLOCK in its mm's pinned_vm (not locked_vm: they are not
- * mlocked) unless it has CAP_IPC_LOCK, and are uncharged from that same mm
- * when the BO is freed, whichever process or worker frees it.
+ * Accounting follows io_uring and iommufd: the pages count against the
+ * caller's RLIMIT_MEMLOCK in its user's locked_vm unless it has
+ * CAP_IPC_LOCK, and in its mm's pinned_vm (VmPin, as RDMA's ib_umem; not
+ * locked_vm: they are not mlocked); both are uncharged, from that same user
+ * and mm, when the BO is freed, whichever process or worker frees it.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -28,6 +29,7 @@
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <drm/drm_drv.h>
@@ -108,35 +110,57 @@ static int tc_userptr_check(struct drm_device *dev,
 	return 0;
 }
 
+#if !(defined(CONFIG_NET) || defined(CONFIG_IO_URING) || IS_ENABLED(CONFIG_IOMMUFD))
+#error "BO_USERPTR charges user_struct.locked_vm, which this kernel configuration lacks"
+#endif
+
 /*
- * Charge the pages to the caller's pinned_vm against RLIMIT_MEMLOCK; the
- * mm is kept for the uncharge. Refused at once, before any page is
- * touched, rather than after pinning RAM the limit does not allow.
+ * Charge the pages to the caller's user against RLIMIT_MEMLOCK, and to
+ * its mm's pinned_vm; the user and the mm are kept for the uncharge.
+ * Refused at once, before any page is touched, rather than after pinning
+ * RAM the limit does not allow.
+ *
+ * The limit is the user's, not the mm's: the BO belongs to the DRM file,
+ * which outlives the process that made it (fork and exit, execve, a file
+ * passed over a socket). A charge to a dead or replaced mm is seen by no
+ * later check, so children that pin and exit would pin all of RAM under
+ * one small limit.
  */
 static int tc_userptr_charge(struct drm_device *dev, struct tc_userptr *up)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	struct mm_struct *mm = current->mm;
-	u64 pinned;
+	struct user_struct *user;
+	long cur;
 
 	if (up->npages > totalram_pages()) {
 		drm_dbg(dev, "BO_USERPTR: %lu pages exceed RAM\n", up->npages);
 		return -ENOMEM;
 	}
-	pinned = atomic64_add_return(up->npages, &mm->pinned_vm);
-	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(up->npages, &mm->pinned_vm);
-		drm_dbg(dev, "BO_USERPTR: %lu more pages exceed RLIMIT_MEMLOCK (%lu pages)\n",
-			up->npages, limit);
-		return -ENOMEM;
+	if (!capable(CAP_IPC_LOCK)) {
+		user = get_uid(current_user());
+		cur = atomic_long_read(&user->locked_vm);
+		do {
+			if (up->npages > limit || cur > limit - up->npages) {
+				free_uid(user);
+				drm_dbg(dev, "BO_USERPTR: %lu more pages exceed RLIMIT_MEMLOCK (%lu pages, %ld charged to the user)\n",
+					up->npages, limit, cur);
+				return -ENOMEM;
+			}
+		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, cur + up->npages));
+		up->user = user;
 	}
-	mmgrab(mm);
-	up->mm = mm;
+	atomic64_add(up->npages, &current->mm->pinned_vm);
+	mmgrab(current->mm);
+	up->mm = current->mm;
 	return 0;
 }
 
 static void tc_userptr_uncharge(struct tc_userptr *up)
 {
+	if (up->user) {
+		atomic_long_sub(up->npages, &up->user->locked_vm);
+		free_uid(up->user);
+	}
 	atomic64_sub(up->npages, &up->mm->pinned_vm);
 	mmdrop(up->mm);
 }
