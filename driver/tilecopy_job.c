@@ -215,6 +215,23 @@ irqreturn_t tc_queue_irq(int irq, void *data)
 
 /* ---- scheduler backend -------------------------------------------------- */
 
+/*
+ * A job runs once its in-syncobjs' fences signalled (the scheduler waited
+ * for them). One that ended with an error (a producer that faulted, hung,
+ * was reset or cancelled): the job would run on bytes the producer did not
+ * make, and report OK. It is cancelled instead, and its own fence carries
+ * the error on to the jobs that wait for it.
+ */
+static bool tc_job_deps_failed(const struct tc_job *job)
+{
+	u32 i;
+
+	for (i = 0; i < job->in_count; i++)
+		if (job->in_fences[i]->error)
+			return true;
+	return false;
+}
+
 static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 {
 	struct tc_job *job = to_tc_job(sched_job);
@@ -233,9 +250,10 @@ static struct dma_fence *tc_sched_run_job(struct drm_sched_job *sched_job)
 		tc_job_uncount(job);
 		return ERR_PTR(-ENODEV);
 	}
-	/* A wedged device or a banned file: the job is cancelled. */
+	/* A wedged device, a banned file, a failed producer: cancelled. */
 	ret = -ECANCELED;
-	if (READ_ONCE(tdev->wedged) || tc_mmu_ctx_banned(job->ctx))
+	if (READ_ONCE(tdev->wedged) || tc_mmu_ctx_banned(job->ctx) ||
+	    tc_job_deps_failed(job))
 		goto out_exit;
 	ret = tc_mmu_slot_get(tdev, job->ctx);
 	if (ret)
@@ -312,6 +330,9 @@ void tc_job_free(struct tc_job *job)
 	if (job->hw_fence)
 		dma_fence_put(job->hw_fence);
 	kfree(job->fence);	/* never initialised: the job did not run */
+	for (i = 0; i < job->in_count; i++)
+		dma_fence_put(job->in_fences[i]);
+	kfree(job->in_fences);
 	if (job->result)
 		tc_job_result_finished(job->result);
 	tc_job_uncount(job);

@@ -113,6 +113,10 @@ struct tc_job_outcome {
  * @charged: counted in the context's descriptor-memory total, until freed.
  * @counted: counted in the context's job total, until finished.
  * @slot_held: run_job() took a reference on the context's engine slot.
+ * @in_fences: the fences of the job's in-syncobjs, as they were at SUBMIT
+ *	(references held until the job is freed): one that ended with an
+ *	error cancels the job (run_job).
+ * @in_count: entries of @in_fences.
  * @result: status for WAIT.
  * @fence: the hardware fence, allocated at submission, initialised by
  *	run_job (then NULL here: @hw_fence holds it).
@@ -138,6 +142,8 @@ struct tc_job {
 	bool charged;
 	bool counted;
 	bool slot_held;
+	struct dma_fence **in_fences;
+	u32 in_count;
 	struct tc_job_result *result;
 	struct tc_fence *fence;
 	struct dma_fence *hw_fence;

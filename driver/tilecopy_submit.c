@@ -594,19 +594,30 @@ static int tc_submit_deps(struct drm_file *file, struct tc_job *job,
 			  const struct drm_tilecopy_submit *args)
 {
 	u32 __user *handles = u64_to_user_ptr(args->in_syncobjs);
+	struct dma_fence *fence;
 	u32 i, handle;
 	int ret;
 
+	if (!args->in_syncobj_count)
+		return 0;
+	job->in_fences = kcalloc(args->in_syncobj_count, sizeof(*job->in_fences),
+				 GFP_KERNEL_ACCOUNT);
+	if (!job->in_fences)
+		return -ENOMEM;
 	for (i = 0; i < args->in_syncobj_count; i++) {
 		if (get_user(handle, handles + i))
 			return -EFAULT;
-		ret = drm_sched_job_add_syncobj_dependency(&job->base, file,
-							   handle, 0);
+		ret = drm_syncobj_find_fence(file, handle, 0, 0, &fence);
 		if (ret) {
 			drm_dbg(file->minor->dev, "SUBMIT: bad in-syncobj %u: %d\n",
 				handle, ret);
 			return ret;
 		}
+		/* one reference kept to read its error in run_job */
+		job->in_fences[job->in_count++] = dma_fence_get(fence);
+		ret = drm_sched_job_add_dependency(&job->base, fence);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

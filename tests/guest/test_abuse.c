@@ -15,6 +15,10 @@
  *              (the engine's 64 MMU contexts go to files with jobs on it)
  *   ban        a file whose jobs hang the engine 3 times: its queued jobs are
  *              cancelled, its SUBMITs fail with -ECANCELED (BAN_HANGS)
+ *   dep        a producer that hangs (TIMEOUT): the job waiting on its
+ *              out-syncobj, and the one waiting on that job's, are
+ *              CANCELLED and write nothing; after a producer that succeeded
+ *              the consumer runs
  *   race       six threads on one file: GEM_CLOSE against BO_CREATE,
  *              BO_INFO and SUBMIT; only documented errnos, and the harness
  *              fails the run on any WARNING in dmesg
@@ -477,6 +481,68 @@ START_TEST(test_ban)
 }
 END_TEST
 
+/* ---- a failed producer cancels its consumers ------------------------------ */
+
+/* One WRITE64 job on @q, waiting on @in (0: none), signalling @out (0: none). */
+static uint64_t submit_dep(int fd, const struct drm_tilecopy_desc *d, uint32_t bo, uint32_t q,
+			   uint32_t in, uint32_t out)
+{
+	struct drm_tilecopy_submit sa = {
+		.descs = (uintptr_t)d, .bo_handles = (uintptr_t)&bo,
+		.desc_count = 1, .desc_size = sizeof(*d), .bo_count = 1, .queue = q,
+		.in_syncobjs = (uintptr_t)&in, .in_syncobj_count = in != 0,
+		.out_syncobj = out,
+	};
+
+	tc_assert_ok(tc_submit_args(fd, &sa));
+	return sa.job_id;
+}
+
+START_TEST(test_dep_failed)
+{
+	uint32_t hq = __builtin_ctzl(tc_device_prop("hang-queue-mask"));
+	int fd = tc_open();
+	struct drm_tilecopy_desc d;
+	struct tc_bo prod, cons;
+	uint32_t s1, s2, s3;
+	uint64_t jp, jc, jc2;
+	volatile uint64_t *out;
+
+	tc_bo_new(fd, 4096, 0, &prod);
+	tc_bo_new(fd, 4096, 0, &cons);
+	out = cons.map;
+	tc_assert_ok(drmSyncobjCreate(fd, 0, &s1));
+	tc_assert_ok(drmSyncobjCreate(fd, 0, &s2));
+	tc_assert_ok(drmSyncobjCreate(fd, 0, &s3));
+	/* the producer hangs; its consumer and the consumer's consumer */
+	tc_desc_write64(&d, prod.va, 0x42);
+	jp = submit_dep(fd, &d, prod.handle, hq, 0, s1);
+	tc_desc_write64(&d, cons.va, 0x77);
+	jc = submit_dep(fd, &d, cons.handle, 0, s1, s2);
+	tc_desc_write64(&d, cons.va + 8, 0x78);
+	jc2 = submit_dep(fd, &d, cons.handle, 1, s2, 0);
+	ck_assert_uint_eq(tc_wait_status(fd, jp), DRM_TILECOPY_STATUS_TIMEOUT);
+	ck_assert_uint_eq(tc_wait_status(fd, jc), DRM_TILECOPY_STATUS_CANCELLED);
+	ck_assert_uint_eq(tc_wait_status(fd, jc2), DRM_TILECOPY_STATUS_CANCELLED);
+	ck_assert_uint_eq(out[0], 0);
+	ck_assert_uint_eq(out[1], 0);
+	/* a producer that succeeded: its consumer runs */
+	tc_desc_write64(&d, prod.va, 0x43);
+	jp = submit_dep(fd, &d, prod.handle, 0, 0, s3);
+	tc_desc_write64(&d, cons.va, 0x79);
+	jc = submit_dep(fd, &d, cons.handle, 1, s3, 0);
+	ck_assert_uint_eq(tc_wait_status(fd, jp), DRM_TILECOPY_STATUS_OK);
+	ck_assert_uint_eq(tc_wait_status(fd, jc), DRM_TILECOPY_STATUS_OK);
+	ck_assert_uint_eq(out[0], 0x79);
+	drmSyncobjDestroy(fd, s1);
+	drmSyncobjDestroy(fd, s2);
+	drmSyncobjDestroy(fd, s3);
+	tc_bo_free(fd, &prod);
+	tc_bo_free(fd, &cons);
+	close(fd);
+}
+END_TEST
+
 /* ---- GEM_CLOSE racing the other ioctls on one file ------------------------ */
 
 struct race {
@@ -670,6 +736,7 @@ int main(void)
 	tcase_add_test(tc, test_work_bound);
 	tcase_add_test(tc, test_many_opens);
 	tcase_add_test(tc, test_ban);
+	tcase_add_test(tc, test_dep_failed);
 	tcase_add_test(tc, test_gem_close_race);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
