@@ -215,19 +215,26 @@ irqreturn_t tc_queue_irq(int irq, void *data)
 
 /* ---- scheduler backend -------------------------------------------------- */
 
-/*
- * A job runs once its in-syncobjs' fences signalled (the scheduler waited
- * for them). One that ended with an error (a producer that faulted, hung,
- * was reset or cancelled): the job would run on bytes the producer did not
- * make, and report OK. It is cancelled instead, and its own fence carries
- * the error on to the jobs that wait for it.
+/**
+ * tc_job_deps_failed() - did an in-syncobj's fence of @job end with an error
+ * @job: job
+ *
+ * A producer that faulted, hung, was reset or cancelled: the job would run
+ * on bytes the producer did not make, and report OK. It is cancelled
+ * instead, and its own fence carries the error on to the jobs that wait
+ * for it. Asked by run_job() (a producer on another queue: the scheduler
+ * waited for its fence) and again when a reset or a fault would requeue
+ * the job (a producer on the same queue: the scheduler only ordered the
+ * two, and the producer may have failed after the job reached the ring).
+ *
+ * Return: true if one of them signalled with an error.
  */
-static bool tc_job_deps_failed(const struct tc_job *job)
+bool tc_job_deps_failed(const struct tc_job *job)
 {
 	u32 i;
 
 	for (i = 0; i < job->in_count; i++)
-		if (job->in_fences[i]->error)
+		if (dma_fence_get_status(job->in_fences[i]) < 0)
 			return true;
 	return false;
 }

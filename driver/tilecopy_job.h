@@ -167,6 +167,7 @@ void tc_queue_resubmit(struct tc_queue *q);
 void tc_job_finish(struct tc_queue *q, struct tc_job *job, u32 status,
 		   u32 err_desc, u64 err_addr, int error);
 void tc_job_free(struct tc_job *job);
+bool tc_job_deps_failed(const struct tc_job *job);
 void tc_job_result_put(struct tc_job_result *res);
 void tc_job_result_finished(struct tc_job_result *res);
 void tc_device_jobs_init(struct tc_device *tdev);

@@ -140,7 +140,8 @@ static void tc_queue_sort(struct tc_queue *q, struct tc_job *guilty,
 /*
  * What becomes of the jobs a reset found never started (tc_queue_settle()).
  * @TC_SETTLE_REQUEUE: the engine is back: they go to the ring again (but
- *	those of a banned file, which are cancelled).
+ *	those of a banned file, and those whose producer failed, which are
+ *	cancelled).
  * @TC_SETTLE_CANCEL: the engine is stopped and reset, and stays off: they
  *	did not run, they are CANCELLED.
  * @TC_SETTLE_MAY_HAVE_RUN: the reset failed: a stuck reset drops STOP and
@@ -153,10 +154,51 @@ enum tc_settle {
 	TC_SETTLE_MAY_HAVE_RUN,
 };
 
+/* The failed jobs of one settling, as the jobs after them see them. */
+#define TC_SETTLE_FAILED_MAX	16
+
+struct tc_settle_failed {
+	const struct dma_fence *finished[TC_SETTLE_FAILED_MAX];
+	unsigned int count;
+	bool overflow;
+};
+
+/*
+ * Would @job run on what a failed producer left? Its in-syncobj's fence
+ * that ended with an error, or that is the finished fence of a job that
+ * failed before it on this queue in this settling: the scheduler is
+ * stopped, so those fences signal only at drm_sched_start(). (A producer
+ * on another queue was waited for before @job reached the ring.) Past
+ * TC_SETTLE_FAILED_MAX failures, any unsignalled in-fence of this queue's
+ * scheduler counts as failed: the job is cancelled rather than risked.
+ */
+static bool tc_settle_deps_failed(struct tc_queue *q, const struct tc_job *job,
+				  const struct tc_settle_failed *failed)
+{
+	u32 i, k;
+
+	if (tc_job_deps_failed(job))
+		return true;
+	for (i = 0; i < job->in_count; i++) {
+		struct dma_fence *f = job->in_fences[i];
+		struct drm_sched_fence *sf;
+
+		for (k = 0; k < failed->count; k++)
+			if (f == failed->finished[k])
+				return true;
+		sf = to_drm_sched_fence(f);
+		if (failed->overflow && sf && sf->sched == q->sched &&
+		    !dma_fence_is_signaled(f))
+			return true;
+	}
+	return false;
+}
+
 /* Finish the jobs whose outcome the reset found; the others as @how says. */
 static void tc_queue_settle(struct tc_queue *q, enum tc_settle how)
 {
 	struct tc_stats *stats = &q->tdev->stats;
+	struct tc_settle_failed failed = { };
 	struct tc_job *job, *tmp;
 
 	lockdep_assert_held(&q->lock);
@@ -164,7 +206,8 @@ static void tc_queue_settle(struct tc_queue *q, enum tc_settle how)
 		struct tc_job_outcome *o = &job->outcome;
 
 		if (!o->known) {
-			if (how == TC_SETTLE_REQUEUE && !tc_mmu_ctx_banned(job->ctx)) {
+			if (how == TC_SETTLE_REQUEUE && !tc_mmu_ctx_banned(job->ctx) &&
+			    !tc_settle_deps_failed(q, job, &failed)) {
 				atomic64_inc(&stats->reset_requeued);
 				continue;
 			}
@@ -175,6 +218,12 @@ static void tc_queue_settle(struct tc_queue *q, enum tc_settle how)
 		}
 		if (o->status == DRM_TILECOPY_STATUS_RESET)
 			atomic64_inc(&stats->reset_hits);
+		if (o->status != DRM_TILECOPY_STATUS_OK) {
+			if (failed.count < TC_SETTLE_FAILED_MAX)
+				failed.finished[failed.count++] = &job->base.s_fence->finished;
+			else
+				failed.overflow = true;
+		}
 		tc_job_finish(q, job, o->status, o->err_desc, o->err_addr,
 			      o->error);
 	}

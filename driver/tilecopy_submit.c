@@ -730,7 +730,7 @@ static void tc_submit_push(struct tc_file *tfile, struct tc_job *job, u32 id,
  *
  * Return: 0, -EINVAL for a bad argument or descriptor, -ENOENT for a bad
  * handle, -EFAULT, -E2BIG (the work bound), -EOPNOTSUPP (a typed
- * descriptor for an engine that does not convert), -EBUSY (the file's
+ * descriptor for an engine that does not convert it), -EBUSY (the file's
  * limits), -ECANCELED (the file is banned), -EIO (the device is wedged),
  * -ENOMEM.
  */

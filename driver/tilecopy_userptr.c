@@ -110,7 +110,9 @@ static int tc_userptr_check(struct drm_device *dev,
 	return 0;
 }
 
-#if !(defined(CONFIG_NET) || defined(CONFIG_IO_URING) || IS_ENABLED(CONFIG_IOMMUFD))
+#if !(defined(CONFIG_NET) || defined(CONFIG_IO_URING) || \
+	defined(CONFIG_VFIO_PCI_ZDEV_KVM) || IS_ENABLED(CONFIG_IOMMUFD) || \
+	defined(CONFIG_SECRETMEM))
 #error "BO_USERPTR charges user_struct.locked_vm, which this kernel configuration lacks"
 #endif
 
@@ -180,24 +182,18 @@ static void tc_userptr_unpin(struct tc_userptr *up, bool dirty)
 	sg_free_append_table(&up->sgt);
 }
 
-/*
- * Pin the pages from @start a chunk at a time into @up->sgt, merging
- * contiguous ones up to the device's maximum segment. On failure nothing
- * stays pinned.
- */
+/* What pin_user_pages_fast() said, as BO_USERPTR's documented errnos. */
 static int tc_userptr_pin_errno(int n)
 {
 	switch (n) {
-	case -ENOMEM:		/* out of memory */
+	case -ENOMEM:		/* out of memory; a page not migrated out of CMA or ZONE_MOVABLE */
 	case -EINTR:		/* a fatal signal */
 	case -EOPNOTSUPP:	/* filesystem DAX */
 		return n;
 	case -EAGAIN:
 	case -EBUSY:
-		/* a page could not be migrated out of ZONE_MOVABLE/CMA for a
-		 * long-term pin: transient
-		 */
-		return -EAGAIN;
+		/* (GUP retries these; should one come out: the migration) */
+		return -ENOMEM;
 	default:
 		/*
 		 * 0 or -EFAULT: unmapped, no permission, PFN/IO memory, a file
@@ -208,6 +204,11 @@ static int tc_userptr_pin_errno(int n)
 	}
 }
 
+/*
+ * Pin the pages from @start a chunk at a time into @up->sgt, merging
+ * contiguous ones up to the device's maximum segment. On failure nothing
+ * stays pinned.
+ */
 static int tc_userptr_pin(struct drm_device *dev, struct tc_userptr *up,
 			  unsigned long start)
 {
@@ -251,7 +252,8 @@ static int tc_userptr_pin(struct drm_device *dev, struct tc_userptr *up,
  * Would the engine's view of the page at @addr differ from the CPU's
  * without sync calls (a bounced mapping)? dma_need_sync() answers that
  * per address for dma-direct only: for a device in an IOMMU DMA-API
- * domain it is true for every address. dma-iommu bounces only pieces of a
+ * domain it is true for every address once the device needs syncs at all
+ * (CONFIG_DMA_API_DEBUG, or after any one bounce). dma-iommu bounces only pieces of a
  * page smaller than the IOMMU's granule (untrusted devices) and small
  * buffers of non-coherent devices; the pages pinned here are whole pages
  * of a coherent device (tc_userptr_supported()), never bounced while a
@@ -393,7 +395,7 @@ err_free:
  * -ENOMEM (RLIMIT_MEMLOCK, RAM, out of memory), -ENOSPC (the address space
  * is full), -EOPNOTSUPP (no userptr BOs on this device, a DAX mapping, a
  * bounced DMA mapping), -EIO (wedged), -EINTR (a fatal signal while
- * pinning), -EAGAIN (a page could not be migrated for the pin).
+ * pinning).
  */
 int tc_ioctl_bo_userptr(struct drm_device *dev, void *data,
 			struct drm_file *file)

@@ -17,8 +17,10 @@
  *              cancelled, its SUBMITs fail with -ECANCELED (BAN_HANGS)
  *   dep        a producer that hangs (TIMEOUT): the job waiting on its
  *              out-syncobj, and the one waiting on that job's, are
- *              CANCELLED and write nothing; after a producer that succeeded
- *              the consumer runs
+ *              CANCELLED and write nothing; so is a consumer on the
+ *              producer's own queue (already on the ring behind it), from
+ *              the same file and from another; after a producer that
+ *              succeeded the consumer runs
  *   race       six threads on one file: GEM_CLOSE against BO_CREATE,
  *              BO_INFO and SUBMIT; only documented errnos, and the harness
  *              fails the run on any WARNING in dmesg
@@ -526,16 +528,67 @@ START_TEST(test_dep_failed)
 	ck_assert_uint_eq(tc_wait_status(fd, jc2), DRM_TILECOPY_STATUS_CANCELLED);
 	ck_assert_uint_eq(out[0], 0);
 	ck_assert_uint_eq(out[1], 0);
-	/* a producer that succeeded: its consumer runs */
+	/*
+	 * On the producer's queue: the scheduler only orders the two (from
+	 * one file it drops the dependency), so the consumer reaches the ring
+	 * behind the producer; the reset after the hang must cancel it, not
+	 * give it to the engine again. From the same file, then another file.
+	 */
+	for (int other = 0; other < 2; other++) {
+		int fd2 = other ? tc_open() : fd;
+		uint32_t s4, h2 = cons.handle;
+		struct tc_bo cons2;
+		volatile uint64_t *out2 = out;
+
+		tc_assert_ok(drmSyncobjCreate(fd, 0, &s4));
+		tc_desc_write64(&d, prod.va, 0x44);
+		jp = submit_dep(fd, &d, prod.handle, hq, 0, s4);
+		if (other) {
+			int sfd;
+
+			tc_assert_ok(drmSyncobjHandleToFD(fd, s4, &sfd));
+			drmSyncobjDestroy(fd, s4);
+			tc_assert_ok(drmSyncobjFDToHandle(fd2, sfd, &s4));
+			close(sfd);
+			tc_bo_new(fd2, 4096, 0, &cons2);
+			h2 = cons2.handle;
+			out2 = cons2.map;
+			tc_desc_write64(&d, cons2.va + 16, 0x7a);
+		} else {
+			tc_desc_write64(&d, cons.va + 16, 0x7a);
+		}
+		jc = submit_dep(fd2, &d, h2, hq, s4, 0);
+		ck_assert_uint_eq(tc_wait_status(fd, jp), DRM_TILECOPY_STATUS_TIMEOUT);
+		ck_assert_msg(tc_wait_status(fd2, jc) == DRM_TILECOPY_STATUS_CANCELLED,
+			      "%s file: the consumer behind a hung producer on its queue was not cancelled",
+			      other ? "another" : "the same");
+		ck_assert_uint_eq(out2[2], 0);
+		drmSyncobjDestroy(fd2, s4);
+		if (other) {
+			tc_bo_free(fd2, &cons2);
+			close(fd2);
+		}
+	}
+	/* three hangs: the file is banned now (BAN_HANGS) */
+	drmSyncobjDestroy(fd, s1);
+	drmSyncobjDestroy(fd, s2);
+	drmSyncobjDestroy(fd, s3);
+	tc_bo_free(fd, &prod);
+	tc_bo_free(fd, &cons);
+	close(fd);
+	/* a producer that succeeded, in a new file: its consumer runs */
+	fd = tc_open();
+	tc_bo_new(fd, 4096, 0, &prod);
+	tc_bo_new(fd, 4096, 0, &cons);
+	out = cons.map;
+	tc_assert_ok(drmSyncobjCreate(fd, 0, &s3));
 	tc_desc_write64(&d, prod.va, 0x43);
 	jp = submit_dep(fd, &d, prod.handle, 0, 0, s3);
 	tc_desc_write64(&d, cons.va, 0x79);
-	jc = submit_dep(fd, &d, cons.handle, 1, s3, 0);
+	jc = submit_dep(fd, &d, cons.handle, 0, s3, 0);
 	ck_assert_uint_eq(tc_wait_status(fd, jp), DRM_TILECOPY_STATUS_OK);
 	ck_assert_uint_eq(tc_wait_status(fd, jc), DRM_TILECOPY_STATUS_OK);
 	ck_assert_uint_eq(out[0], 0x79);
-	drmSyncobjDestroy(fd, s1);
-	drmSyncobjDestroy(fd, s2);
 	drmSyncobjDestroy(fd, s3);
 	tc_bo_free(fd, &prod);
 	tc_bo_free(fd, &cons);

@@ -233,8 +233,9 @@ struct drm_tilecopy_desc {
  *	behind other jobs does not count): it hung, and the engine was reset.
  *	It counts towards its file's ban (DRM_TILECOPY_PARAM_BAN_HANGS).
  *	Its destination is undefined.
- * @DRM_TILECOPY_STATUS_CANCELLED: the job was dropped before it ran: its
- *	file was closed or banned, the device removed or wedged. Never a job
+ * @DRM_TILECOPY_STATUS_CANCELLED: the job was dropped before it ran: an
+ *	in-syncobj's fence ended with an error, its file was closed or
+ *	banned, the device removed or wedged. Never a job
  *	that may have run: after a reset that did not complete, those are
  *	DRM_TILECOPY_STATUS_RESET.
  * @DRM_TILECOPY_STATUS_NO_FIRMWARE: the engine has no running firmware.
@@ -426,12 +427,13 @@ struct drm_tilecopy_bo_info {
  * the address space), -EFAULT (not user memory, or a page of the range is
  * not mapped, lacks the access asked for, or cannot be pinned: I/O or PFN
  * mappings such as a BO's own mmap, a writable shared file mapping whose
- * filesystem tracks dirty pages, a poisoned page), -ENOMEM (RLIMIT_MEMLOCK, more than RAM,
- * out of memory), -ENOSPC (the address space is full), -EOPNOTSUPP (the
- * feature is not offered, a DAX file mapping, a DMA mapping that would be
- * bounced), -EAGAIN (a page could not be migrated for the pin: retry),
- * -EINTR (a fatal signal while pinning), -EIO (wedged), -ENODEV (the device
- * is gone).
+ * filesystem tracks dirty pages, a poisoned page), -ENOMEM
+ * (RLIMIT_MEMLOCK, shared by all processes of the user; more than RAM; out
+ * of memory; a page that could not be migrated for a long-term pin),
+ * -ENOSPC (the address space is full), -EOPNOTSUPP (the feature is not
+ * offered, a DAX file mapping, a DMA mapping that would be bounced), -EINTR
+ * (a fatal signal while pinning), -EIO (wedged), -ENODEV (the device is
+ * gone).
  * docs/uapi.md has the details and the order of the checks.
  */
 struct drm_tilecopy_bo_userptr {
@@ -456,7 +458,8 @@ struct drm_tilecopy_bo_userptr {
  * and destinations inside a writable BO. docs/uapi.md lists every errno; in
  * short: -EINVAL (a field), -ENOENT (a handle), -EFAULT (a pointer), -E2BIG
  * (more than MAX_JOB_ELEMS, or a row too long), -EOPNOTSUPP (a typed
- * descriptor without DRM_TILECOPY_FEATURE_CONVERT), -EBUSY (MAX_FILE_JOBS or
+ * descriptor without DRM_TILECOPY_FEATURE_CONVERT, or of a type not in
+ * CONVERT_TYPES), -EBUSY (MAX_FILE_JOBS or
  * MAX_FILE_DESC_BYTES reached: WAIT for a job, submit again), -ECANCELED
  * (the file is banned), -EIO (the device is wedged), -ENODEV (the device is
  * gone), -ENOMEM.
