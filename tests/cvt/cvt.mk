@@ -17,7 +17,7 @@ CVT_TEST        := $(BUILD)/tests/cvt/test_cvt
 CVT_ONEDNN_TEST := $(BUILD)/tests/cvt/test_cvt_onednn
 CVT_REORDER_TEST := $(BUILD)/tests/cvt/test_reorder_onednn
 CVT_ASAN_TEST   := $(BUILD)/asan/tests/cvt/test_cvt
-CVT_TEST_HDRS   := tests/cvt/cvt_test.h tests/cvt/onednn_model.h libuser/cpu/cvt.h
+CVT_TEST_HDRS   := tests/cvt/cvt_test.h tests/cvt/onednn_exec.h tests/cvt/onednn_model.h libuser/cpu/cvt.h
 CVT_TEST_FLAGS  := $(CPPFLAGS) -I$(TOP)/tests/cvt -std=c11 -D_GNU_SOURCE -ffp-contract=off \
 		   $(shell pkg-config --cflags check 2>/dev/null)
 CVT_CK_LIBS     := $(shell pkg-config --libs check 2>/dev/null)

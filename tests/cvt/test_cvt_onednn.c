@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cvt_test.h"
+#include "onednn_exec.h"
 #include "onednn_model.h"
 
 #define NKINDS_DNNL 6	/* f32 f16 bf16 i8 u8 i32: the first six kinds */
@@ -41,8 +42,6 @@ static const char *const dnnl_name[NKINDS_DNNL] = {
 	"f32", "f16", "bf16", "s8", "u8", "s32",
 };
 
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
 
 /* ---- one conversion case -------------------------------------------------- */
 
@@ -133,23 +132,6 @@ static dnnl_primitive_t onednn_create(const struct ccase *c, dnnl_memory_desc_t 
 	ck_assert_int_eq(dnnl_primitive_create(&prim, pd), dnnl_success);
 	dnnl_primitive_desc_destroy(pd);
 	return prim;
-}
-
-static void onednn_run(dnnl_primitive_t prim, const dnnl_memory_desc_t *smd,
-		       const dnnl_memory_desc_t *dmd, void *src, void *dst)
-{
-	dnnl_memory_t sm, dm;
-
-	ck_assert_int_eq(dnnl_memory_create(&sm, smd, eng, src), dnnl_success);
-	ck_assert_int_eq(dnnl_memory_create(&dm, dmd, eng, dst), dnnl_success);
-	{
-		dnnl_exec_arg_t args[2] = { { DNNL_ARG_FROM, sm }, { DNNL_ARG_TO, dm } };
-
-		ck_assert_int_eq(dnnl_primitive_execute(prim, strm, 2, args), dnnl_success);
-	}
-	ck_assert_int_eq(dnnl_stream_wait(strm), dnnl_success);
-	dnnl_memory_destroy(sm);
-	dnnl_memory_destroy(dm);
 }
 
 /* tilecopy's conversion of @c into @dst: @k NULL is the reference. */
@@ -287,7 +269,7 @@ static void check_case(struct ccase *c, struct tally *t)
 	out = malloc(bytes);
 	ck_assert(onednn && ref && out);
 	cvt_fill_noise(onednn, bytes, 0xd0d0);
-	onednn_run(prim, &smd, &dmd, c->src, onednn);
+	onednn_exec(prim, &smd, &dmd, c->src, onednn);
 	dnnl_primitive_destroy(prim);
 
 	cvt_fill_noise(ref, bytes, 0xbeef);
@@ -348,11 +330,8 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	if (dnnl_engine_create(&eng, dnnl_cpu, 0) != dnnl_success ||
-	    dnnl_stream_create(&strm, eng, dnnl_stream_default_flags) != dnnl_success) {
-		fprintf(stderr, "oneDNN: no CPU engine\n");
+	if (!onednn_open())
 		return EXIT_FAILURE;
-	}
 	for (int k = 0; k < NKINDS_DNNL; k++)
 		cvt_gen(&inputs[k], (enum tc_cvt_kind)k, 1 << 13, 0);
 	cvt_gen(&inputs_ties, TC_CVT_F32, 1 << 13, 1);

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cvt_test.h"
+#include "onednn_exec.h"
 #include "onednn_model.h"
 #include "internal.h"
 
@@ -80,8 +81,6 @@ static const struct cvt_qcfg qcfgs[] = {
 };
 #define NQ (int)(sizeof(qcfgs) / sizeof(qcfgs[0]))
 
-static dnnl_engine_t eng;
-static dnnl_stream_t strm;
 static struct cvt_vals inputs[NK];
 
 /* ---- memory descs ------------------------------------------------------------ */
@@ -167,22 +166,6 @@ static dnnl_primitive_t onednn_reorder(const struct rcase *r, dnnl_memory_desc_t
 	ck_assert_int_eq(dnnl_primitive_create(&prim, pd), dnnl_success);
 	dnnl_primitive_desc_destroy(pd);
 	return prim;
-}
-
-static void onednn_exec(dnnl_primitive_t prim, const dnnl_memory_desc_t *smd,
-			const dnnl_memory_desc_t *dmd, void *src, void *dst)
-{
-	dnnl_memory_t sm, dm;
-	dnnl_exec_arg_t args[2];
-
-	ck_assert_int_eq(dnnl_memory_create(&sm, smd, eng, src), dnnl_success);
-	ck_assert_int_eq(dnnl_memory_create(&dm, dmd, eng, dst), dnnl_success);
-	args[0] = (dnnl_exec_arg_t){ DNNL_ARG_FROM, sm };
-	args[1] = (dnnl_exec_arg_t){ DNNL_ARG_TO, dm };
-	ck_assert_int_eq(dnnl_primitive_execute(prim, strm, 2, args), dnnl_success);
-	ck_assert_int_eq(dnnl_stream_wait(strm), dnnl_success);
-	dnnl_memory_destroy(sm);
-	dnnl_memory_destroy(dm);
 }
 
 static tilecopy_plan_t *ours_plan(const struct rcase *r)
@@ -435,11 +418,8 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	if (dnnl_engine_create(&eng, dnnl_cpu, 0) != dnnl_success ||
-	    dnnl_stream_create(&strm, eng, dnnl_stream_default_flags) != dnnl_success) {
-		fprintf(stderr, "oneDNN: no CPU engine\n");
+	if (!onednn_open())
 		return EXIT_FAILURE;
-	}
 	for (int k = 0; k < NK; k++)
 		cvt_gen(&inputs[k], (enum tc_cvt_kind)k, 1 << 11, 0);
 	tcase_set_timeout(tc, 300);
