@@ -97,8 +97,11 @@ struct tc_queue {
  *	again.
  * @tdr_skips: scheduler timeouts of jobs that had not hung: waiting behind
  *	other queues, or not yet as long on the engine as a job may be.
- * @bos: buffer objects alive (created or imported, with a handle once).
- * @bo_bytes: bytes of those buffer objects.
+ * @bos: buffer objects alive (created, imported or over user memory,
+ *	with a handle once).
+ * @bo_bytes: bytes of those buffer objects (whole pages).
+ * @pinned_bytes: bytes of user pages pinned by BO_USERPTR (whole pages),
+ *	from the pin to the unpin, handle or not.
  */
 struct tc_stats {
 	atomic64_t jobs_done;
@@ -112,6 +115,7 @@ struct tc_stats {
 	atomic64_t tdr_skips;
 	atomic64_t bos;
 	atomic64_t bo_bytes;
+	atomic64_t pinned_bytes;
 };
 
 /**

@@ -151,6 +151,8 @@ static int tc_ioctl_get_param(struct drm_device *dev, void *data,
 			      DRM_TILECOPY_FEATURE_LIMITS;
 		if (tdev->caps & TC_CAP_CONVERT)
 			args->value |= DRM_TILECOPY_FEATURE_CONVERT;
+		if (tc_userptr_supported(tdev))
+			args->value |= DRM_TILECOPY_FEATURE_USERPTR;
 		break;
 	case DRM_TILECOPY_PARAM_DESC_SIZE:
 		args->value = sizeof(struct drm_tilecopy_desc);
@@ -207,6 +209,7 @@ static const struct drm_ioctl_desc tc_ioctls[] = {
 	TC_IOCTL(BO_INFO, bo_info),
 	TC_IOCTL(SUBMIT, submit),
 	TC_IOCTL(WAIT, wait),
+	TC_IOCTL(BO_USERPTR, bo_userptr),
 #undef TC_IOCTL
 };
 

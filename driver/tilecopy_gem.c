@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Buffer objects: GEM shmem objects, each mapped into the address space of
- * every file holding a handle to it.
+ * Buffer objects: GEM shmem objects, or pinned user pages (BO_USERPTR,
+ * tilecopy_userptr.c), each mapped into the address space of every file
+ * holding a handle to it.
  *
  * A file sees a BO through one struct tc_bo_map per (BO, address space):
  * each handle holds a reference, and so does every lookup
@@ -128,7 +129,7 @@ static struct tc_bo_map *tc_bo_map_add(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 	 */
 	if (!drm_dev_enter(obj->dev, &idx))
 		return ERR_PTR(-ENODEV);
-	sgt = drm_gem_shmem_get_pages_sgt(&bo->base);
+	sgt = bo->userptr ? tc_userptr_sgt(bo) : drm_gem_shmem_get_pages_sgt(&bo->base);
 	if (IS_ERR(sgt)) {
 		map = ERR_CAST(sgt);
 		goto out_exit;
@@ -140,9 +141,9 @@ static struct tc_bo_map *tc_bo_map_add(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 	}
 	kref_init(&map->ref);
 	map->bo = bo;
-	map->size = obj->size;
 	map->writable = !(bo->flags & DRM_TILECOPY_BO_READ_ONLY);
-	ret = tc_mmu_map(ctx, &map->node, sgt, map->size, map->writable);
+	/* whole pages are mapped; a userptr BO is used from its first byte */
+	ret = tc_mmu_map(ctx, &map->node, sgt, obj->size, map->writable);
 	if (ret) {
 		/* -EINVAL: an imported buffer not made of whole pages */
 		drm_dbg(obj->dev, "cannot map a %zu-byte BO: %d\n", obj->size, ret);
@@ -150,6 +151,8 @@ static struct tc_bo_map *tc_bo_map_add(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 		map = ERR_PTR(ret);
 		goto out_exit;
 	}
+	map->va = map->node.start + (bo->userptr ? bo->userptr->offset : 0);
+	map->size = bo->userptr ? bo->userptr->size : obj->size;
 	map->ctx = tc_mmu_ctx_get(ctx);
 
 	mutex_lock(&bo->maps_lock);
@@ -184,11 +187,21 @@ out_exit:
  * tc_ioctl_bo_create()), imported through PRIME (from this or another
  * device) or opened again. Each handle holds a reference to the BO's
  * mapping in the file's address space.
+ *
+ * A userptr BO stays with the file that made it, as it is never exported:
+ * a GEM_OPEN of its flink name by another file (the primary node of a
+ * kernel without the accel core has GEM_FLINK) is refused.
  */
 static int tc_gem_open(struct drm_gem_object *obj, struct drm_file *file)
 {
-	struct tc_bo_map *map = tc_bo_map_add(to_tc_bo(obj), to_tc_file(file)->ctx);
+	struct tc_bo *bo = to_tc_bo(obj);
+	struct tc_bo_map *map;
 
+	if (bo->userptr && bo->userptr->owner != to_tc_file(file)->ctx) {
+		drm_dbg(obj->dev, "a userptr BO is opened by its own file only\n");
+		return -EOPNOTSUPP;
+	}
+	map = tc_bo_map_add(bo, to_tc_file(file)->ctx);
 	return PTR_ERR_OR_ZERO(map);
 }
 
@@ -223,6 +236,13 @@ static void tc_gem_free(struct drm_gem_object *obj)
 	}
 	WARN_ON(!list_empty(&bo->maps));
 	mutex_destroy(&bo->maps_lock);
+	if (bo->userptr) {
+		/* off the device's list: the removal no longer unmaps it */
+		tc_userptr_free(bo);
+		drm_gem_object_release(obj);
+		kfree(bo);
+		return;
+	}
 	drm_gem_shmem_free(&bo->base);
 }
 
@@ -232,6 +252,10 @@ static void tc_bo_dma_release(struct tc_bo *bo)
 	struct drm_gem_shmem_object *shmem = &bo->base;
 	struct drm_gem_object *obj = &shmem->base;
 
+	if (bo->userptr) {
+		tc_userptr_dma_release(bo);
+		return;
+	}
 	if (obj->import_attach) {
 		struct dma_buf_attachment *attach = obj->import_attach;
 		struct dma_buf *dmabuf = attach->dmabuf;
@@ -300,6 +324,35 @@ static const struct drm_gem_object_funcs tc_gem_funcs = {
 	.vm_ops = &drm_gem_shmem_vm_ops,
 };
 
+/*
+ * A dma-buf of pinned user pages would let another device or process keep
+ * them, and write into a read-only pin through an importer that knows no
+ * read-only buffers: refused (docs/uapi.md).
+ */
+static struct dma_buf *tc_gem_userptr_export(struct drm_gem_object *obj, int flags)
+{
+	drm_dbg(obj->dev, "PRIME export of a userptr BO refused\n");
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+/*
+ * No .mmap, .vm_ops nor mmap offset: the user has the pages mapped
+ * already, and the DRM core refuses an mmap of the object (-EINVAL).
+ */
+static const struct drm_gem_object_funcs tc_gem_userptr_funcs = {
+	.free = tc_gem_free,
+	.open = tc_gem_open,
+	.close = tc_gem_close,
+	.export = tc_gem_userptr_export,
+};
+
+static void tc_bo_init(struct tc_bo *bo)
+{
+	mutex_init(&bo->maps_lock);
+	INIT_LIST_HEAD(&bo->maps);
+	INIT_LIST_HEAD(&bo->dma_link);
+}
+
 /**
  * tc_gem_create_object() - allocate a BO for the shmem helpers
  * @dev: DRM device
@@ -326,11 +379,54 @@ struct drm_gem_object *tc_gem_create_object(struct drm_device *dev,
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->base.map_wc = !dev_is_dma_coherent(dev->dev);
-	mutex_init(&bo->maps_lock);
-	INIT_LIST_HEAD(&bo->maps);
-	INIT_LIST_HEAD(&bo->dma_link);
+	tc_bo_init(bo);
 	bo->base.base.funcs = &tc_gem_funcs;
 	return &bo->base.base;
+}
+
+/**
+ * tc_gem_userptr_init() - make a GEM object of pinned user pages
+ * @dev: DRM device
+ * @bo: zeroed BO
+ * @up: the pinned pages, owned by @bo from here on: its free unpins them
+ * @size: bytes of whole pages
+ */
+void tc_gem_userptr_init(struct drm_device *dev, struct tc_bo *bo,
+			 struct tc_userptr *up, size_t size)
+{
+	tc_bo_init(bo);
+	bo->userptr = up;
+	drm_gem_private_object_init(dev, &bo->base.base, size);
+	bo->base.base.funcs = &tc_gem_userptr_funcs;
+}
+
+/**
+ * tc_bo_handle_create() - map a new BO into the file's space, then give
+ *	the file a handle to it
+ * @file: the creating file
+ * @bo: the BO, with the caller's reference (kept)
+ * @handle: Output, the GEM handle
+ * @va: Output, device VA of the BO's first byte
+ *
+ * Everything that can fail happens before the handle is published: once
+ * another thread can see (and close) the handle, nothing undoes it.
+ *
+ * Return: 0, -ENOMEM, -ENOSPC (the address space is full), -ENODEV, or an
+ * error of the BO's DMA mapping.
+ */
+int tc_bo_handle_create(struct drm_file *file, struct tc_bo *bo, u32 *handle,
+			u64 *va)
+{
+	struct tc_bo_map *map = tc_bo_map_add(bo, to_tc_file(file)->ctx);
+	int ret;
+
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	*va = map->va;
+	/* tc_gem_open() finds the mapping and takes the handle's reference. */
+	ret = drm_gem_handle_create(file, &bo->base.base, handle);
+	tc_bo_map_put(map);
+	return ret;
 }
 
 /**
@@ -339,8 +435,7 @@ struct drm_gem_object *tc_gem_create_object(struct drm_device *dev,
  * @data: struct drm_tilecopy_bo_create
  * @file: caller
  *
- * Everything that can fail happens before the handle is published: once
- * another thread can see (and close) the handle, nothing undoes it.
+ * The handle is published last (tc_bo_handle_create()).
  *
  * Return: 0, -EINVAL, -ENOMEM, -ENOSPC (the address space is full), -EIO
  * (device wedged).
@@ -350,7 +445,6 @@ int tc_ioctl_bo_create(struct drm_device *dev, void *data,
 {
 	struct drm_tilecopy_bo_create *args = data;
 	struct drm_gem_shmem_object *shmem;
-	struct tc_bo_map *map;
 	int ret;
 
 	if (READ_ONCE(to_tc_device(dev)->wedged))
@@ -382,20 +476,11 @@ int tc_ioctl_bo_create(struct drm_device *dev, void *data,
 	}
 	to_tc_bo(&shmem->base)->flags = args->flags;
 	ret = drm_gem_create_mmap_offset(&shmem->base);
-	if (ret)
-		goto out_put;
-	map = tc_bo_map_add(to_tc_bo(&shmem->base), to_tc_file(file)->ctx);
-	if (IS_ERR(map)) {
-		ret = PTR_ERR(map);
-		goto out_put;
+	if (!ret) {
+		args->mmap_offset = drm_vma_node_offset_addr(&shmem->base.vma_node);
+		ret = tc_bo_handle_create(file, to_tc_bo(&shmem->base), &args->handle,
+					  &args->va);
 	}
-	args->va = map->node.start;
-	args->mmap_offset = drm_vma_node_offset_addr(&shmem->base.vma_node);
-
-	/* tc_gem_open() finds the mapping and takes the handle's reference. */
-	ret = drm_gem_handle_create(file, &shmem->base, &args->handle);
-	tc_bo_map_put(map);
-out_put:
 	drm_gem_object_put(&shmem->base);
 	return ret;
 }
@@ -405,6 +490,9 @@ out_put:
  * @dev: DRM device
  * @data: struct drm_tilecopy_bo_info
  * @file: caller
+ *
+ * A userptr BO reports the size and first byte the user gave, and mmap
+ * offset 0: it has none.
  *
  * Return: 0, -EINVAL for flags, -ENOENT for a handle the file lacks, -EIO
  * (device wedged), -ENOMEM.
@@ -429,12 +517,13 @@ int tc_ioctl_bo_info(struct drm_device *dev, void *data,
 		return -ENOENT;
 	}
 	obj = &map->bo->base.base;
-	/* an imported BO gets its mmap offset on first use */
-	ret = drm_gem_create_mmap_offset(obj);
+	/* an imported BO gets its mmap offset on first use; a userptr BO none */
+	ret = map->bo->userptr ? 0 : drm_gem_create_mmap_offset(obj);
 	if (!ret) {
-		args->size = obj->size;
-		args->va = map->node.start;
-		args->mmap_offset = drm_vma_node_offset_addr(&obj->vma_node);
+		args->size = map->size;
+		args->va = map->va;
+		args->mmap_offset = map->bo->userptr ? 0 :
+				    drm_vma_node_offset_addr(&obj->vma_node);
 	}
 	tc_bo_map_release(map);
 	return ret;

@@ -113,7 +113,7 @@ static bool tc_desc_in_bos(struct tc_job *job, u64 addr, u64 span, bool write)
 
 	for (i = 0; i < job->map_count; i++) {
 		const struct tc_bo_map *m = job->maps[i];
-		u64 start = m->node.start;
+		u64 start = m->va;
 
 		if (addr >= start && addr - start <= m->size &&
 		    span <= m->size - (addr - start) && (!write || m->writable)) {

@@ -138,9 +138,17 @@ static ssize_t bo_bytes_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(bo_bytes);
 
+static ssize_t pinned_bytes_show(struct device *dev, struct device_attribute *attr,
+				 char *buf)
+{
+	return tc_stat_show(&tc_sysfs_tdev(dev)->stats.pinned_bytes, buf);
+}
+static DEVICE_ATTR_RO(pinned_bytes);
+
 static struct attribute *tc_sysfs_attrs[] = {
 	&dev_attr_bos.attr,
 	&dev_attr_bo_bytes.attr,
+	&dev_attr_pinned_bytes.attr,
 	&dev_attr_jobs_done.attr,
 	&dev_attr_jobs_failed.attr,
 	&dev_attr_bytes_moved.attr,

@@ -3,7 +3,11 @@
  * convert.c - the synchronous convenience call on plain user memory, and
  * the device/CPU policy.
  *
- * The engine sees only buffer objects, so user memory is staged: copied
+ * The engine sees only buffer objects. Where the driver has userptr BOs
+ * (FEATURES bit 4), the caller's buffers become BOs for the time of the
+ * call: the source pinned read-only, the destination writable, the engine
+ * converting in place. Elsewhere, or when the driver cannot pin them
+ * (RLIMIT_MEMLOCK, memory it cannot pin), user memory is staged: copied
  * into a source BO, converted by the engine into a destination BO, copied
  * out. Small plans run on the CPU: the fixed cost of a submission (ioctl,
  * scheduling, interrupt) is larger than the whole conversion on the CPU.
@@ -31,6 +35,24 @@
  * threshold; $TILECOPY_DEVICE_THRESHOLD sets it (0 = always the engine).
  */
 #define TC_DEFAULT_THRESHOLD (64ull << 20)
+/*
+ * With userptr BOs (no staging copies) the same sweep's crossover: from
+ * 4 MiB moved on the engine on the caller's pinned pages beats the guest's
+ * CPU path at every size measured (8 MiB in a noisier run; at 2 MiB it is
+ * 1.15-1.35x slower; docs/performance.md): a job's fixed cost (0.5-0.8 ms
+ * in the emulated board) plus the pins (0.2-1 us a page) against the CPU
+ * path's 0.5-0.6 ms per MiB moved.
+ */
+#define TC_USERPTR_THRESHOLD (4ull << 20)
+
+/*
+ * tilecopy_convert runs its plan on one queue: the engine serves its queues
+ * with one worker, so slicing a synchronous call across them only adds
+ * the fixed cost of three more jobs (the guest, data in BOs, NCHW->NHWC
+ * f32: 1 MiB moved 1.36 ms sliced, 0.44 ms on one queue; 32 MiB 8.5 ms
+ * and 3.3 ms). tilecopy_job_submit keeps its own policy.
+ */
+#define TC_CONVERT_FLAGS TILECOPY_SUBMIT_ONE_QUEUE
 
 /* include/tilecopy/device.h freezes struct tilecopy_buffer_ref: a BO, an offset. */
 _Static_assert(sizeof(struct tilecopy_buffer_ref) == sizeof(struct { void *p; uint64_t o; }) &&
@@ -39,18 +61,40 @@ _Static_assert(sizeof(struct tilecopy_buffer_ref) == sizeof(struct { void *p; ui
 	       "struct tilecopy_buffer_ref is frozen (device.h): a new struct and a _v2 call instead");
 
 /*
+ * $TILECOPY_USERPTR: "1" (the default) pins the caller's buffers where the
+ * driver can, "0" always stages; anything else is refused by name. Set but
+ * empty is unset, as for every TILECOPY_* variable.
+ */
+static tilecopy_status_t tc_userptr_wanted(const tilecopy_device_t *dev, int *want)
+{
+	const char *e = getenv("TILECOPY_USERPTR");
+
+	*want = dev && (dev->features & DRM_TILECOPY_FEATURE_USERPTR);
+	if (!e || !*e || !strcmp(e, "1"))
+		return TILECOPY_SUCCESS;
+	if (strcmp(e, "0"))
+		return tc_fail(TILECOPY_ERR_INVALID_ARG,
+			       "TILECOPY_USERPTR: '%.32s' is neither 0 (stage) nor 1 (pin the caller's buffers)",
+			       e);
+	*want = 0;
+	return TILECOPY_SUCCESS;
+}
+
+/*
  * $TILECOPY_DEVICE_THRESHOLD: a byte count in decimal digits, nothing else
  * ("-1", "1e9", "0x10", "64M" are refused by name rather than read as
  * something else: strtoull took -1 for 2^64-1 and "abc" for the default).
+ * The default depends on the path: TC_USERPTR_THRESHOLD when the caller's
+ * buffers are pinned (@userptr), TC_DEFAULT_THRESHOLD when staged.
  * Set but empty is unset, as for every TILECOPY_* variable.
  */
-static tilecopy_status_t tc_threshold(uint64_t *bytes)
+static tilecopy_status_t tc_threshold(int userptr, uint64_t *bytes)
 {
 	const char *e = getenv("TILECOPY_DEVICE_THRESHOLD");
 	char *end;
 	unsigned long long v;
 
-	*bytes = TC_DEFAULT_THRESHOLD;
+	*bytes = userptr ? TC_USERPTR_THRESHOLD : TC_DEFAULT_THRESHOLD;
 	if (!e || !*e)
 		return TILECOPY_SUCCESS;
 	errno = 0;
@@ -67,7 +111,7 @@ TILECOPY_API tilecopy_status_t tilecopy_device_threshold(uint64_t *bytes)
 {
 	if (!bytes)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG, "bytes: NULL");
-	return tc_threshold(bytes) ?: tc_ok();
+	return tc_threshold(0, bytes) ?: tc_ok();
 }
 
 void tc_stage_free(tilecopy_device_t *dev)
@@ -96,6 +140,52 @@ static tilecopy_status_t tc_stage_get(tilecopy_device_t *dev, tilecopy_bo_t **bo
 	return tilecopy_bo_map(*bo, map);
 }
 
+/*
+ * The conversion on the caller's own pages. Pins are not cached between
+ * calls: a cache keyed by address would hand the engine pages the caller
+ * has since freed and reused for something else (free + malloc returns the
+ * same address over new pages; munmap + mmap too), and the pin is a small
+ * part of the call (docs/sdk.md).
+ *
+ * Returns 0, with nothing done, when staging should be tried instead: a
+ * pin refused for a reason staging avoids (ENOMEM: the
+ * RLIMIT_MEMLOCK; EFAULT: memory the driver cannot pin, such as another
+ * BO's mmap; EOPNOTSUPP), or buffers that overlap (in place: the engine
+ * would read what it already wrote; staging reads a copy). Else 1, the
+ * outcome in *@st (a pin refused otherwise: the device removed or wedged).
+ */
+static int tc_convert_userptr(tilecopy_device_t *dev, const tilecopy_plan_t *plan,
+			      const void *src, void *dst, tilecopy_status_t *st)
+{
+	const uint8_t *s = (const uint8_t *)src + plan->src_base;
+	uint8_t *d = (uint8_t *)dst + plan->dst_base;
+	uint64_t sn = plan->src_bytes - plan->src_base, dn = plan->dst_bytes - plan->dst_base;
+	tilecopy_bo_t *sbo = NULL, *dbo = NULL;
+	tilecopy_job_t *job = NULL;
+	int err = 0;
+
+	if (!dn || (sn && (uintptr_t)s < (uintptr_t)d + dn && (uintptr_t)d < (uintptr_t)s + sn))
+		return 0;
+	*st = tc_bo_userptr(&dbo, dev, d, dn, 0, &err);
+	if (!*st && sn)
+		*st = tc_bo_userptr(&sbo, dev, s, sn, TILECOPY_BO_READ_ONLY, &err);
+	if (*st) {
+		tilecopy_bo_free(dbo);
+		/* what staging avoids: the pin limit, memory that cannot be pinned */
+		return !(err == -ENOMEM || err == -EFAULT || err == -EOPNOTSUPP);
+	}
+	/* descriptors hold offsets from src and dst: the BOs start at their bases */
+	*st = tc_job_submit_slice(&job, dev, plan, sbo ? sbo : dbo,
+				  sbo ? sbo->va - plan->src_base : 0, dbo,
+				  dbo->va - plan->dst_base, 0, 1, TC_CONVERT_FLAGS);
+	if (!*st)
+		*st = tilecopy_job_wait(job, -1);
+	tilecopy_job_destroy(job);
+	tilecopy_bo_free(sbo);
+	tilecopy_bo_free(dbo);
+	return 1;
+}
+
 static tilecopy_status_t tc_convert_device(tilecopy_device_t *dev,
 					   const tilecopy_plan_t *plan,
 					   const void *src, void *dst)
@@ -114,7 +204,7 @@ static tilecopy_status_t tc_convert_device(tilecopy_device_t *dev,
 	memcpy(sp, src, plan->src_bytes);
 	sr.bo = dev->stage_src, sr.offset = 0;
 	dr.bo = dev->stage_dst, dr.offset = 0;
-	st = tilecopy_job_submit(&job, dev, plan, &sr, &dr, 0);
+	st = tilecopy_job_submit(&job, dev, plan, &sr, &dr, TC_CONVERT_FLAGS);
 	if (st)
 		goto out;
 	st = tilecopy_job_wait(job, -1);
@@ -134,6 +224,7 @@ TILECOPY_API tilecopy_status_t tilecopy_convert(tilecopy_device_t *dev,
 {
 	tilecopy_status_t st;
 	uint64_t thr;
+	int userptr = 0;
 
 	if (used_device)
 		*used_device = 0;
@@ -141,12 +232,15 @@ TILECOPY_API tilecopy_status_t tilecopy_convert(tilecopy_device_t *dev,
 		return TILECOPY_ERR_INVALID_ARG;
 	st = tc_plan_check_buffers(plan, src, src_size, dst, dst_size);
 	if (!st)
-		st = tc_threshold(&thr);
+		st = tc_userptr_wanted(dev, &userptr);
+	if (!st)
+		st = tc_threshold(userptr, &thr);
 	if (st)
 		return st;
 	if (!dev || plan->moved_bytes < thr)
 		return tilecopy_plan_execute_cpu(plan, src, src_size, dst, dst_size, NULL);
-	st = tc_convert_device(dev, plan, src, dst);
+	if (!userptr || !tc_convert_userptr(dev, plan, src, dst, &st))
+		st = tc_convert_device(dev, plan, src, dst);
 	if (!st && used_device)
 		*used_device = 1;
 	return st ? st : tc_ok();

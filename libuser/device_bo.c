@@ -2,7 +2,8 @@
 /*
  * device_bo.c - buffer objects: GEM shmem memory the engine reaches through
  * its MMU at bo->va, mapped into this process on demand, shareable as
- * dma-buf.
+ * dma-buf; or the caller's own memory, pinned by the driver (userptr: no
+ * mmap, no dma-buf).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,6 +64,46 @@ TILECOPY_API tilecopy_status_t tilecopy_bo_create(tilecopy_bo_t **out,
 	return tc_ok();
 }
 
+tilecopy_status_t tc_bo_userptr(tilecopy_bo_t **out, tilecopy_device_t *dev, const void *ptr,
+				size_t size, uint32_t flags, int *err)
+{
+	struct drm_tilecopy_bo_userptr u = { 0 };
+	tilecopy_bo_t *bo;
+	int ret;
+
+	*out = NULL;
+	*err = 0;
+	if (!(dev->features & DRM_TILECOPY_FEATURE_USERPTR))
+		return tc_fail(TILECOPY_ERR_UNSUPPORTED,
+			       "bo: %s: the driver has no userptr buffer objects (FEATURES bit 4)",
+			       dev->info.path);
+	bo = calloc(1, sizeof(*bo));
+	if (!bo)
+		return tc_fail(TILECOPY_ERR_NOMEM, "bo: out of memory");
+	u.addr = (uintptr_t)ptr;
+	u.size = size;
+	u.flags = flags & TILECOPY_BO_READ_ONLY ? DRM_TILECOPY_BO_READ_ONLY : 0;
+	ret = tc_drm_ioctl(dev->fd, DRM_IOCTL_TILECOPY_BO_USERPTR, &u);
+	if (ret) {
+		free(bo);
+		*err = ret;
+		return tc_fail(ret == -ENOMEM ? TILECOPY_ERR_NOMEM : TILECOPY_ERR_DEVICE,
+			       "bo: %s: BO_USERPTR of %zu bytes at %p%s: %s%s", dev->info.path,
+			       size, ptr, u.flags ? " (read-only)" : "", strerror(-ret),
+			       ret == -ENOMEM ? " (RLIMIT_MEMLOCK, ulimit -l, bounds pinned memory)" :
+			       ret == -EFAULT ? " (not memory the driver can pin)" : "");
+	}
+	bo->magic = TC_MAGIC_BO;
+	bo->dev = dev;
+	bo->handle = u.handle;
+	bo->size = size;
+	bo->va = u.va;
+	bo->map = (void *)ptr;
+	bo->userptr = 1;
+	*out = bo;
+	return TILECOPY_SUCCESS;
+}
+
 TILECOPY_API tilecopy_status_t tilecopy_bo_map(tilecopy_bo_t *bo, void **ptr)
 {
 	void *p;
@@ -108,7 +149,7 @@ TILECOPY_API void tilecopy_bo_free(tilecopy_bo_t *bo)
 	if (!bo || tc_handle_arg(bo, TC_MAGIC_BO, "bo"))
 		return;
 	bo->magic = 0;
-	if (bo->map)
+	if (bo->map && !bo->userptr)
 		munmap(bo->map, bo->size);
 	tc_gem_close(bo->dev, bo->handle);
 	free(bo);

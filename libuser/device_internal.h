@@ -55,6 +55,7 @@ struct tilecopy_bo {
 	uint32_t handle;
 	uint64_t size, va, mmap_offset;
 	void *map;
+	int userptr;		/* over the caller's memory (map): never unmapped */
 };
 
 /* One hardware job: a slice of the plan on one queue. */
@@ -95,6 +96,16 @@ tilecopy_status_t tc_job_submit_slice_opts(tilecopy_job_t **job, tilecopy_device
 					   tilecopy_bo_t *dbo, uint64_t dst_va,
 					   unsigned int part, unsigned int nparts,
 					   const struct tilecopy_submit_opts *opts);
+
+/*
+ * tc_bo_userptr - a BO over [@ptr, @ptr + @size) of this process
+ * (BO_USERPTR; @flags: TILECOPY_BO_READ_ONLY): its pages stay pinned until
+ * tilecopy_bo_free(). On failure *@err is the driver's -errno (0 when the
+ * device lacks the feature or the failure was ours), for the caller to
+ * decide whether staging would do.
+ */
+tilecopy_status_t tc_bo_userptr(tilecopy_bo_t **bo, tilecopy_device_t *dev, const void *ptr,
+				size_t size, uint32_t flags, int *err);
 
 /* tc_stage_free - release the staging BOs (device close). */
 void tc_stage_free(tilecopy_device_t *dev);

@@ -28,6 +28,18 @@
 #define TILECOPY_X86 1
 #endif
 
+/*
+ * Elements as the scalar paths read and write them. A guest's rows need
+ * not be aligned to their elements (a 4-byte element at an odd address is
+ * a valid descriptor), and a load through a plain uint32_t * of such an
+ * address is undefined: the compiler may assume the alignment (UBSan's
+ * "load of misaligned address"). These types have an alignment of 1, and
+ * on x86 cost nothing.
+ */
+typedef uint16_t tilecopy_u16 __attribute__((aligned(1), may_alias));
+typedef uint32_t tilecopy_u32 __attribute__((aligned(1), may_alias));
+typedef uint64_t tilecopy_u64 __attribute__((aligned(1), may_alias));
+
 /* ---- into the tile buffer ----------------------------------------------- */
 
 #ifdef TILECOPY_X86
@@ -70,10 +82,10 @@ void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
         uint32_t *o32 = (uint32_t *)out;
 
         for (; r + 4 <= rows; r += 4) {
-            const uint32_t *i0 = (const uint32_t *)row[r];
-            const uint32_t *i1 = (const uint32_t *)row[r + 1];
-            const uint32_t *i2 = (const uint32_t *)row[r + 2];
-            const uint32_t *i3 = (const uint32_t *)row[r + 3];
+            const tilecopy_u32 *i0 = (const tilecopy_u32 *)row[r];
+            const tilecopy_u32 *i1 = (const tilecopy_u32 *)row[r + 1];
+            const tilecopy_u32 *i2 = (const tilecopy_u32 *)row[r + 2];
+            const tilecopy_u32 *i3 = (const tilecopy_u32 *)row[r + 3];
 
             for (c = 0; c + 4 <= cols; c += 4) {
                 __m128i a, b, d, e, t0, t1, t2, t3;
@@ -98,7 +110,7 @@ void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
             }
             for (; c < cols; c++) {
                 for (r0 = r; r0 < r + 4; r0++) {
-                    o32[c * ostride + r0] = ((const uint32_t *)row[r0])[c];
+                    o32[c * ostride + r0] = ((const tilecopy_u32 *)row[r0])[c];
                 }
             }
         }
@@ -122,13 +134,13 @@ void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
             TILECOPY_T(uint8_t);
             break;
         case 2:
-            TILECOPY_T(uint16_t);
+            TILECOPY_T(tilecopy_u16);
             break;
         case 4:
-            TILECOPY_T(uint32_t);
+            TILECOPY_T(tilecopy_u32);
             break;
         default:
-            TILECOPY_T(uint64_t);
+            TILECOPY_T(tilecopy_u64);
             break;
         }
 #undef TILECOPY_T
@@ -187,11 +199,11 @@ static size_t tilecopy_transpose32_avx2(uint32_t *out,
     size_t r, c, k;
 
     for (r = 0; r + 8 <= rows; r += 8) {
-        const uint32_t *in[8];
+        const tilecopy_u32 *in[8];
         __m256i o[8];
 
         for (k = 0; k < 8; k++) {
-            in[k] = (const uint32_t *)row[r + k];
+            in[k] = (const tilecopy_u32 *)row[r + k];
         }
         for (c = 0; c + 8 <= cols; c += 8) {
             tilecopy_t32x8(row + r, c * 4, o);
@@ -525,13 +537,13 @@ static void tilecopy_direct_scalar(uint8_t *const *drow,
         TILECOPY_D(uint8_t);
         break;
     case 2:
-        TILECOPY_D(uint16_t);
+        TILECOPY_D(tilecopy_u16);
         break;
     case 4:
-        TILECOPY_D(uint32_t);
+        TILECOPY_D(tilecopy_u32);
         break;
     default:
-        TILECOPY_D(uint64_t);
+        TILECOPY_D(tilecopy_u64);
         break;
     }
 #undef TILECOPY_D

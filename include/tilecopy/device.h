@@ -215,9 +215,14 @@ TILECOPY_API void tilecopy_job_destroy(tilecopy_job_t *job);
 
 /**
  * tilecopy_convert - run @plan on plain user memory, synchronously.
- * @dev: a device, or NULL for the CPU path. Data is staged through BOs.
- * Plans that move fewer than tilecopy_device_threshold() bytes run on the
- * CPU even when @dev is given (the engine's fixed cost dominates them).
+ * @dev: a device, or NULL for the CPU path. The engine works on the
+ * caller's pages, pinned for the call (userptr BOs), where the driver
+ * offers it; else, or when a pin is refused (RLIMIT_MEMLOCK, memory that
+ * cannot be pinned) or the buffers overlap, data is staged through BOs
+ * ($TILECOPY_USERPTR=0 always stages; docs/sdk.md).
+ * Plans that move fewer than the threshold run on the CPU even when @dev
+ * is given (the engine's fixed cost dominates them): 4 MiB on pinned
+ * pages, tilecopy_device_threshold() bytes when staged.
  * @used_device: optional, set to 1 when the engine ran the plan.
  */
 TILECOPY_API tilecopy_status_t tilecopy_convert(tilecopy_device_t *dev,
@@ -241,8 +246,9 @@ TILECOPY_API tilecopy_status_t tilecopy_convert_multi(tilecopy_device_t *const *
 						      int *used_devices);
 
 /**
- * tilecopy_device_threshold - bytes moved below which the CPU is used.
- * $TILECOPY_DEVICE_THRESHOLD overrides the default (64 MiB) with a byte
+ * tilecopy_device_threshold - bytes moved below which the CPU is used by a
+ * staged tilecopy_convert: 64 MiB (on pinned pages the default is 4 MiB).
+ * $TILECOPY_DEVICE_THRESHOLD overrides both defaults with a byte
  * count in decimal digits (0 = always the device); anything else ("-1",
  * "1e9", "0x10", "") is TILECOPY_ERR_INVALID_ARG here and in
  * tilecopy_convert, naming the variable.

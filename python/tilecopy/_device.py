@@ -8,10 +8,11 @@
 anything else  tilecopy_device_open(spec): "/dev/accel/accel0", an index
              ("0"); no such device is a NoDeviceError, never a fallback
 
-On an engine, tilecopy_convert() stages the data through buffer objects
-and still runs plans below tilecopy_device_threshold() (64 MiB moved,
-$TILECOPY_DEVICE_THRESHOLD) on the CPU. Devices opened here stay open
-until the process exits.
+On an engine, tilecopy_convert() works on the arrays' own pages, pinned
+for the call (userptr BOs), or stages them through buffer objects where
+they cannot be pinned, and still runs plans below its threshold (4 MiB
+moved pinned, 64 MiB staged, $TILECOPY_DEVICE_THRESHOLD) on the CPU.
+Devices opened here stay open until the process exits.
 """
 import atexit
 import ctypes as C

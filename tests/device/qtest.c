@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 static void qt_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void qts_print_report(const char *rep);
 
 /* The QEMU being driven, for diagnostics when it goes away. */
 static struct qts *qt_current;
@@ -44,13 +45,36 @@ static void qt_die(const char *fmt, ...)
 		size_t n = strlen(log);
 
 		if (rep)	/* the report from its first line, not the log's tail */
-			fprintf(stderr, "--- QEMU's sanitizer report:\n%.12000s\n", rep);
+			qts_print_report(rep);
 		else
 			fprintf(stderr, "--- QEMU log (end):\n%s\n",
 				n > 3000 ? log + n - 3000 : log);
 		free(log);
 	}
 	abort();
+}
+
+/*
+ * A sanitizer's report on stderr, without the qtest protocol's log lines
+ * ("[R +0.1] readl ...") that QEMU interleaves with it; 150 lines at most.
+ */
+static void qts_print_report(const char *rep)
+{
+	const char *p = rep, *nl;
+	unsigned lines = 0;
+
+	fprintf(stderr, "--- QEMU's sanitizer report:\n");
+	for (; *p && lines < 150; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p) - 1;
+		if (!(p[0] == '[' && strchr("RSI", p[1]) && p[2] == ' ' && p[3] == '+')) {
+			fprintf(stderr, "%.*s\n", (int)(nl - p + (*nl != '\n')), p);
+			lines++;
+		}
+		if (!nl[1])
+			break;
+	}
 }
 
 /*

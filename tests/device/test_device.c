@@ -1310,9 +1310,12 @@ START_TEST(test_desc_fuzz)
 	struct ring r;
 	uint64_t seed = 0x243f6a8885a308d3ull, buf, ro, gpa;
 	unsigned t, k, done = 0, halted = 0, codes[16] = { 0 };
-	unsigned typed = 0, nib = 0, hostile = 0, typed_done = 0, nib_done = 0;
-	/* TC_FUZZ_ITERS: more jobs for a longer run by hand */
+	unsigned typed = 0, nib = 0, hostile = 0, typed_done = 0, nib_done = 0, via_va = 0;
+	/* TC_FUZZ_ITERS: more jobs for a longer run by hand; TC_FUZZ_SEED: another sequence */
 	unsigned iters = getenv("TC_FUZZ_ITERS") ? strtoul(getenv("TC_FUZZ_ITERS"), NULL, 0) : 300;
+
+	if (getenv("TC_FUZZ_SEED"))
+		seed ^= strtoull(getenv("TC_FUZZ_SEED"), NULL, 0) * 0x9e3779b97f4a7c15ull;
 
 	env_up(&e, "tilebuf-size=4096", 1);
 	ring_setup(&e.d, 0, &r, 16);
@@ -1375,7 +1378,35 @@ START_TEST(test_desc_fuzz)
 		typed += has_typed;
 		nib += has_nib;
 		ctx = fz_rnd(&seed) % 70 == 0 ? 99 : 0;
-		ring_submit(&e.d, 0, &r, gpa, n, ctx, t);
+		/*
+		 * Mostly 256-byte descriptors from bus addresses; now and then
+		 * 192-byte ones (typed fields cut off, the second read from the
+		 * middle of the first), an unknown flag, or descriptors read
+		 * through the MMU from the buffer the jobs write, straddling
+		 * the end of its mapping at times.
+		 */
+		switch (fz_rnd(&seed) % 16) {
+		case 0: {
+			uint64_t va = buf + fz_rnd(&seed) % 0x10000, b;
+
+			for (b = 0; b < n * sizeof(*d) && va + b < buf + 0x10000; b++)
+				*va_host(&e, va + b) = ((uint8_t *)d)[b];
+			ring_submit_flags(&e.d, 0, &r, va, n, ctx, t,
+					  TC_RING_F_DESC_VA | TC_RING_F_DESC_256);
+			via_va++;
+			break;
+		}
+		case 1:
+			ring_submit_flags(&e.d, 0, &r, gpa, n, ctx, t, 0);
+			break;
+		case 2:
+			ring_submit_flags(&e.d, 0, &r, gpa, n, ctx, t,
+					  TC_RING_F_DESC_256 | 1u << (2 + fz_rnd(&seed) % 30));
+			break;
+		default:
+			ring_submit(&e.d, 0, &r, gpa, n, ctx, t);
+			break;
+		}
 		st = tc_wait(&e.d, 0, WAIT_MS);
 		ck_assert_msg(!(st & 0x80000000u), "fuzz job %u did not end", t);
 		if (st & TC_Q_STATUS_HALTED) {
@@ -1398,10 +1429,11 @@ START_TEST(test_desc_fuzz)
 			  iters);
 	printf("/desc/fuzz: %u done, %u halted (bad desc %u, unmapped %u, perm %u, dma %u); "
 	       "jobs with typed descriptors %u (%u done), with 4-bit sides %u (%u done); "
-	       "%u hostile descriptors\n",
+	       "%u hostile descriptors; %u jobs' descriptors read through the MMU\n",
 	       done, halted, codes[DRM_TILECOPY_STATUS_BAD_DESC],
 	       codes[DRM_TILECOPY_STATUS_FAULT_UNMAPPED], codes[DRM_TILECOPY_STATUS_FAULT_PERM],
-	       codes[DRM_TILECOPY_STATUS_DMA_ERROR], typed, typed_done, nib, nib_done, hostile);
+	       codes[DRM_TILECOPY_STATUS_DMA_ERROR], typed, typed_done, nib, nib_done, hostile,
+	       via_va);
 	fflush(stdout);
 	ck_assert_msg(done > iters / 10 && halted > iters / 10, "done %u halted %u", done, halted);
 	/* the typed paths are exercised, not only refused */
@@ -2842,6 +2874,68 @@ static void cross_one(struct env *e, struct ring *r, struct drm_tilecopy_desc d,
 }
 
 /*
+ * Transposes whose source rows are not aligned to their elements (2-, 4-
+ * and 8-byte elements at odd addresses, and at half an element), into
+ * destinations aligned (written straight from the source rows) and not
+ * (through the tile buffer), with rows and columns that leave edges to
+ * the scalar parts of both paths: byte for byte the scalar executor. A
+ * regression case of the sanitizer run (tests/device/README.md): the
+ * scalar parts loaded elements through plain uint32_t pointers, which
+ * UBSan reports ("load of misaligned address") and a compiler may assume
+ * aligned. The tilecopy_tile trace shows both paths taken.
+ */
+START_TEST(test_cross_misaligned)
+{
+	/* destination rows of dr elements: whole lines apart, as the straight path needs */
+	static const struct { uint32_t m, n, dr; } shapes[] = { { 67, 19, 96 }, { 133, 37, 160 } };
+	struct env e;
+	struct ring r;
+	unsigned es, sh, so, dof, t = 0, direct = 0, buffered = 0;
+	char *log, *p, what[96];
+
+	env_up_args(&e, NULL, "-trace tilecopy_tile", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (es = 2; es <= 8; es *= 2) {
+		for (sh = 0; sh < 2; sh++) {
+			for (so = 0; so < 2; so++) {
+				for (dof = 0; dof < 3; dof++) {
+					const uint32_t m = shapes[sh].m, n = shapes[sh].n;
+					uint32_t ext[2] = { n, m };
+					uint64_t ss[2] = { 1, n }, ds[2] = { shapes[sh].dr, 1 };
+					uint64_t soff = so ? 1 : es / 2 + es;	/* odd; half an element */
+					/* a line, an element past one (a head), misaligned */
+					uint64_t doff = (uint64_t[]){ 64, 64 + es, 3 }[dof];
+					struct drm_tilecopy_desc d;
+
+					desc_copy(&d, es, soff, doff, 2, ext, ss, ds);
+					snprintf(what, sizeof(what), "es %u, %ux%u, src + %llu, dst + %llu",
+						 es, m, n, (unsigned long long)soff,
+						 (unsigned long long)doff);
+					cross_one(&e, &r, d, (uint64_t)m * n * es + 64,
+						  (uint64_t)shapes[sh].dr * n * es + 128, 0, 500 + t++,
+						  what);
+				}
+			}
+		}
+	}
+	log = qts_log(e.q);
+	for (p = log; (p = strstr(p, "tilecopy_tile ")); p++) {
+		unsigned long long rows, cols, done;
+		unsigned el;
+
+		if (sscanf(p, "tilecopy_tile elem %u rows %llu cols %llu direct %llu",
+			   &el, &rows, &cols, &done) == 4) {
+			direct += done > 0;
+			buffered += done < cols;
+		}
+	}
+	free(log);
+	ck_assert_msg(direct && buffered, "%u tiles straight, %u buffered", direct, buffered);
+	env_down(&e);
+}
+END_TEST
+
+/*
  * Copies whose innermost rows are short and contiguous on both sides: the
  * engine takes them in batches of rows, and where the rows continue each
  * other along one dimension in the source and another in the destination
@@ -3392,6 +3486,7 @@ static Suite *device_suite(void)
 	ADD("/cross/cpu-executors", test_cross_cpu);
 	ADD("/cross/validation", test_cross_validation);
 	ADD("/cross/transposes", test_cross_transposes);
+	ADD("/cross/misaligned", test_cross_misaligned);
 	ADD("/cross/blocks", test_cross_blocks);
 	ADD("/stress/resets", test_stress_resets);
 #undef ADD

@@ -7,8 +7,8 @@
  *
  * For each operation (open, close, BO_CREATE, BO_INFO, PRIME export,
  * PRIME import within a device and across devices, SUBMIT with BOs and
- * syncobjs, SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE, and
- * the probe: a PCI bind of the second engine), the kernel's per-task
+ * syncobjs, SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE,
+ * BO_USERPTR, and the probe: a PCI bind of the second engine), the kernel's per-task
  * fail-nth makes the n-th allocation of that one system call fail (slab and
  * page allocator, order 0 included, sleeping allocations included), for
  * n = 1, 2, ... until a call reaches no n-th allocation. One more
@@ -20,11 +20,11 @@
  *     errno of the operation's documented set (ENOMEM; EFAULT for a failed
  *     copy; for bind also ENOENT: request_firmware() reports any failure to
  *     read the image as a missing file);
- *   - nothing leaks: the driver's BO count and bytes of both engines, the
- *     tilecopy dma-bufs, the open DRM clients, the module's references,
- *     the engines bound, their interrupt lines, the live DMA mappings
- *     (DMA-API debugging's entries) and this process's file descriptors
- *     are back to their baseline;
+ *   - nothing leaks: the driver's BO count, BO bytes and pinned user bytes
+ *     of both engines, the tilecopy dma-bufs, the open DRM clients, the
+ *     module's references, the engines bound, their interrupt lines, the
+ *     live DMA mappings (DMA-API debugging's entries), this process's file
+ *     descriptors and pinned pages (VmPin) are back to their baseline;
  *   - the same call, without injection, succeeds at once (bind: the next
  *     normal bind works);
  *   - the kernel log got no report (REPORTS.ere: KASAN, lockdep, ...).
@@ -424,12 +424,28 @@ static int kmsg_check(const char *op, unsigned int n)
 /* ---- counters (leak check) ------------------------------------------------------ */
 
 struct counters {
-	long bos[2], bo_bytes[2], clients[2];
-	long dmabufs, refcnt, fds;
+	long bos[2], bo_bytes[2], pinned[2], clients[2];
+	long dmabufs, refcnt, fds, vmpin;
 	long bound;	/* engines bound to the driver */
 	long irqs;	/* /proc/interrupts lines of the driver */
 	long dma;	/* live DMA-API debugging entries (mappings, coherent buffers) */
 };
+
+/* VmPin of /proc/self/status, in kB: the pages this process has pinned. */
+static long vmpin_kb(void)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmPin:", 6))
+			v = strtol(line + 6, NULL, 10);
+	fclose(f);
+	return v;
+}
 
 /* Devices bound to tilecopy: their links in the driver's sysfs directory. */
 static long count_bound(void)
@@ -477,11 +493,14 @@ static void counters_read(struct counters *c)
 		c->bos[i] = read_long(p);
 		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/bo_bytes", devs[i].pci);
 		c->bo_bytes[i] = read_long(p);
+		snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/pinned_bytes", devs[i].pci);
+		c->pinned[i] = read_long(p);
 		snprintf(p, sizeof(p), "/sys/kernel/debug/accel/%s/clients", devs[i].pci);
 		c->clients[i] = count_lines(p, NULL, 1);
 	}
 	c->dmabufs = count_lines("/sys/kernel/debug/dma_buf/bufinfo", TC_DMABUF_LINE, 0);
 	c->refcnt = read_long("/sys/module/tilecopy/refcnt");
+	c->vmpin = vmpin_kb();
 	c->bound = count_bound();
 	c->irqs = count_irqs();
 	c->dma = read_long("/sys/kernel/debug/dma-api/nr_total_entries") -
@@ -513,10 +532,10 @@ static bool counters_equal(const struct counters *a, const struct counters *b, b
 
 static void counters_print(const char *what, const struct counters *c)
 {
-	printf("  %s: bos %ld/%ld, bo_bytes %ld/%ld, clients %ld/%ld, dma-bufs %ld, module refs %ld, fds %ld, bound %ld, irqs %ld, dma entries %ld\n",
-	       what, c->bos[0], c->bos[1], c->bo_bytes[0], c->bo_bytes[1],
-	       c->clients[0], c->clients[1], c->dmabufs, c->refcnt, c->fds,
-	       c->bound, c->irqs, c->dma);
+	printf("  %s: bos %ld/%ld, bo_bytes %ld/%ld, pinned_bytes %ld/%ld, clients %ld/%ld, dma-bufs %ld, module refs %ld, fds %ld, VmPin %ld kB, bound %ld, irqs %ld, dma entries %ld\n",
+	       what, c->bos[0], c->bos[1], c->bo_bytes[0], c->bo_bytes[1], c->pinned[0],
+	       c->pinned[1], c->clients[0], c->clients[1], c->dmabufs, c->refcnt, c->fds,
+	       c->vmpin, c->bound, c->irqs, c->dma);
 }
 
 /*
@@ -662,6 +681,7 @@ struct state {
 	int fd2;		/* a second file of device 0 */
 	int fdx;		/* a file of device 1, or -1 */
 	int tmpfd, dmabuf;
+	uint8_t *umem;		/* 4 pages of this process, mlocked */
 	uint32_t bo, bo2, bo_imp, sync_in, sync_out;
 	uint64_t va, va2, job;
 	struct drm_tilecopy_desc desc;
@@ -946,6 +966,22 @@ static void gem_close_undo(struct state *s, int ret)
 }
 
 /*
+ * BO_USERPTR over 2 pages' worth at an odd offset (3 pages pinned): the
+ * pin, its charge, the sg table, the DMA mapping, the engine mapping and
+ * the handle, each undone when a later one fails.
+ */
+static int bo_userptr_call(struct state *s)
+{
+	struct drm_tilecopy_bo_userptr u = {
+		.addr = (uintptr_t)s->umem + 100, .size = BO_SIZE,
+	};
+	int r = xioctl(s->fd, DRM_IOCTL_TILECOPY_BO_USERPTR, &u);
+
+	s->bo = u.handle;
+	return r;
+}
+
+/*
  * bind: probe of device 1, run by the write to the driver's bind file. The
  * sweep's file of device 1 is closed first (an open file keeps the
  * unplugged drm_device, and its minor, until it is closed) and opened again
@@ -1037,6 +1073,8 @@ static const struct op ops[] = {
 	  .undo = submit_undo, .sites = SITE_USERCOPY, .errs = { EFAULT } },
 	{ .name = "wait", .setup = wait_setup, .call = wait_call, .undo = wait_undo },
 	{ .name = "gem_close", .setup = bo_setup, .call = gem_close_call, .undo = gem_close_undo },
+	{ .name = "bo_userptr", .setup = none_setup, .call = bo_userptr_call,
+	  .undo = bo_create_undo },
 	{ .name = "bind", .needs_two_devices = true, .setup = bind_setup, .call = bind_call,
 	  .undo = bind_undo, .prepare = bind_prepare, .finish = bind_finish,
 	  .errs = { ENOMEM, ENOENT }, .rebinds = true,
@@ -1308,6 +1346,9 @@ int main(int argc, char **argv)
 	/* No page fault of ours inside an armed call. */
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		die("mlockall: %s", strerror(errno));
+	s.umem = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s.umem == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
 	dmabuf_count_check(&s);
 	printf("faultinject: %d device(s) (%s%s%s), fail-nth over slab and page allocations\n",
 	       ndevs, devs[0].pci, ndevs > 1 ? ", " : "", ndevs > 1 ? devs[1].pci : "");

@@ -66,7 +66,7 @@ START_TEST(test_param_values)
 			  (uint64_t)TC_PCI_VENDOR_ID << 16 | TC_PCI_DEVICE_ID);
 	ck_assert_uint_eq(tc_get_param(fd, DRM_TILECOPY_PARAM_FEATURES),
 			  DRM_TILECOPY_FEATURE_DESC_STRIDE | DRM_TILECOPY_FEATURE_STATUS_RESET |
-			  DRM_TILECOPY_FEATURE_LIMITS |
+			  DRM_TILECOPY_FEATURE_LIMITS | DRM_TILECOPY_FEATURE_USERPTR |
 			  (tc_run_converts() ? DRM_TILECOPY_FEATURE_CONVERT : 0));
 	/* the struct this driver knows, whatever the engine */
 	ck_assert_uint_eq(tc_get_param(fd, DRM_TILECOPY_PARAM_DESC_SIZE), 256);

@@ -6,7 +6,9 @@
 #
 #   1. two engines, slow (delay-ns-per-kb): the uAPI suite (test_ioctl), the
 #      recovery suite's forced resets with jobs in flight and reset storm
-#      (test_recovery), then the allocation-failure sweep (tc_faultinject);
+#      (test_recovery), the userptr suite (test_userptr: ranges unmapped
+#      under running jobs, 64 threads), then the allocation-failure sweep
+#      (tc_faultinject);
 #      one boot for the three, since a boot with its kmemleak scans costs a
 #      minute here;
 #   2. dma-error-on-job=3, no MSI (--no-msi): test_recovery (DMA error
@@ -46,6 +48,7 @@ if [ "${1:-}" = --in-guest ]; then
 	}
 	part "uapi suite" "$G/test_ioctl"
 	part "recovery: forced resets in flight, reset storm" "$G/test_recovery"
+	part "userptr suite" "$G/test_userptr"
 	# shellcheck disable=SC2086
 	part "fault-injection sweep" "$2/tests/faultinject/tc_faultinject" \
 		"$TOP/tests/qemu/debug-reports.ere" $3
@@ -70,7 +73,7 @@ step() {
 	fi
 }
 
-step "uapi + recovery + fault injection (2 engines)" "${run[@]}" --devices 2 \
+step "uapi + recovery + userptr + fault injection (2 engines)" "${run[@]}" --devices 2 \
 	--device-props delay-ns-per-kb=50000 --timeout 2400 -- \
 	bash tests/qemu/check-debug.sh --in-guest "$BUILD" "${FI_OPS:-}"
 # (pci=nomsi; acpi=noirq leaves the line to the BIOS's PIR table). The

@@ -30,9 +30,10 @@ step() {
 # every ioctl, real jobs, waits (slow engine: delay-ns-per-kb), syncobjs,
 # every layout pair device vs CPU, typed descriptors (conversions) vs the
 # CPU reference, several processes, two engines; then a forced reset with
-# jobs in flight
-step "ioctl + jobs (2 engines)" "${run[@]}" --devices 2 --device-props delay-ns-per-kb=50000 \
-	--timeout 900 -- bash -c "$T/test_ioctl && $T/test_convert && $T/test_layouts && $T/test_recovery"
+# jobs in flight; then userptr BOs (unmapped under slow jobs, pin limits,
+# 64 threads)
+step "ioctl + jobs + userptr (2 engines)" "${run[@]}" --devices 2 --device-props delay-ns-per-kb=50000 \
+	--timeout 900 -- bash -c "$T/test_ioctl && $T/test_convert && $T/test_layouts && $T/test_recovery && $T/test_userptr"
 # the smallest engine: one queue, a 4 KiB tile buffer (the firmware's
 # minimum), and no conversion (convert=off: an engine 1.1, which reads
 # 192-byte descriptors): limits reported, jobs and every layout pair tiled

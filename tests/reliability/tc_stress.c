@@ -4,7 +4,9 @@
  * inside the guest (tests/reliability/guest.sh, through run-guest.sh).
  *
  *   tc_stress uapi-fuzz PROCS ITERS SEED   random and mutated-valid arguments
- *                                          to every ioctl, PROCS processes
+ *                                          to every ioctl (userptr BOs over
+ *                                          memory later unmapped too), PROCS
+ *                                          processes
  *   tc_stress isolation                    process A attacks process B's BOs
  *   tc_stress faults PROCS JOBS TIMEOUTS DMAERRS
  *                                          PROCS processes submit JOBS jobs
@@ -170,7 +172,21 @@ struct bo {
 	uint32_t handle, flags;
 	uint64_t size, va, off;
 	uint8_t *map;
+	/* a userptr BO: the anonymous mapping it was made of (NULL once unmapped) */
+	uint8_t *umap;
+	size_t ulen;
 };
+
+/* Unmap what the process maps of @b: its mmap, or a userptr BO's memory. */
+static void bo_unmap(struct bo *b)
+{
+	if (b->ulen) {
+		if (b->umap)
+			munmap(b->umap, b->ulen);
+	} else {
+		munmap(b->map, b->size);
+	}
+}
 
 static int bo_create(int fd, uint64_t size, uint32_t flags, struct bo *b)
 {
@@ -179,6 +195,7 @@ static int bo_create(int fd, uint64_t size, uint32_t flags, struct bo *b)
 
 	if (r)
 		return r;
+	memset(b, 0, sizeof(*b));
 	b->handle = c.handle;
 	b->flags = flags;
 	b->size = size;
@@ -205,7 +222,7 @@ static int gem_close(int fd, uint32_t h)
 
 static void bo_free(int fd, struct bo *b)
 {
-	munmap(b->map, b->size);
+	bo_unmap(b);
 	CHECK(!gem_close(fd, b->handle), "GEM_CLOSE %u", b->handle);
 }
 
@@ -365,6 +382,7 @@ struct snap {
 	long jobs_done, jobs_failed, resets;
 	long module_refcnt, clients, engine_jobs, dmabufs, gem_objects;
 	long bos, bo_bytes;	/* the driver's own count of live BOs */
+	long pinned_bytes;	/* user pages pinned by userptr BOs */
 };
 
 static long meminfo(const char *key)
@@ -447,6 +465,8 @@ static void snapshot(struct snap *s)
 	s->bos = (long)read_ulong(p);
 	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/bo_bytes", pci_name);
 	s->bo_bytes = (long)read_ulong(p);
+	snprintf(p, sizeof(p), "/sys/bus/pci/devices/%s/pinned_bytes", pci_name);
+	s->pinned_bytes = (long)read_ulong(p);
 	s->module_refcnt = (long)read_ulong("/sys/module/tilecopy/refcnt");
 	snprintf(p, sizeof(p), "/sys/kernel/debug/accel/%s/clients", pci_name);
 	s->clients = count_lines(p, NULL, 1);
@@ -458,10 +478,11 @@ static void snapshot(struct snap *s)
 
 static void snap_print(FILE *f, const struct snap *s)
 {
-	fprintf(f, "shmem_kb=%ld sunreclaim_kb=%ld memavail_kb=%ld jobs_done=%ld jobs_failed=%ld resets=%ld module_refcnt=%ld clients=%ld engine_jobs=%ld dmabufs=%ld gem_names=%ld bos=%ld bo_bytes=%ld\n",
+	fprintf(f, "shmem_kb=%ld sunreclaim_kb=%ld memavail_kb=%ld jobs_done=%ld jobs_failed=%ld resets=%ld module_refcnt=%ld clients=%ld engine_jobs=%ld dmabufs=%ld gem_names=%ld bos=%ld bo_bytes=%ld pinned_bytes=%ld\n",
 		s->shmem_kb, s->sunreclaim_kb, s->memavail_kb, s->jobs_done,
 		s->jobs_failed, s->resets, s->module_refcnt, s->clients,
-		s->engine_jobs, s->dmabufs, s->gem_objects, s->bos, s->bo_bytes);
+		s->engine_jobs, s->dmabufs, s->gem_objects, s->bos, s->bo_bytes,
+		s->pinned_bytes);
 }
 
 static void snap_read(const char *path, struct snap *s)
@@ -469,11 +490,11 @@ static void snap_read(const char *path, struct snap *s)
 	FILE *f = fopen(path, "r");
 
 	CHECK(f, "open %s", path);
-	CHECK(fscanf(f, "shmem_kb=%ld sunreclaim_kb=%ld memavail_kb=%ld jobs_done=%ld jobs_failed=%ld resets=%ld module_refcnt=%ld clients=%ld engine_jobs=%ld dmabufs=%ld gem_names=%ld bos=%ld bo_bytes=%ld",
+	CHECK(fscanf(f, "shmem_kb=%ld sunreclaim_kb=%ld memavail_kb=%ld jobs_done=%ld jobs_failed=%ld resets=%ld module_refcnt=%ld clients=%ld engine_jobs=%ld dmabufs=%ld gem_names=%ld bos=%ld bo_bytes=%ld pinned_bytes=%ld",
 		     &s->shmem_kb, &s->sunreclaim_kb, &s->memavail_kb, &s->jobs_done,
 		     &s->jobs_failed, &s->resets, &s->module_refcnt, &s->clients,
 		     &s->engine_jobs, &s->dmabufs, &s->gem_objects, &s->bos,
-		     &s->bo_bytes) == 13, "parse %s", path);
+		     &s->bo_bytes, &s->pinned_bytes) == 14, "parse %s", path);
 	fclose(f);
 }
 
@@ -494,6 +515,7 @@ static int snap_compare(const struct snap *a, const struct snap *b)
 	SAME(gem_objects);
 	SAME(bos);
 	SAME(bo_bytes);
+	SAME(pinned_bytes);
 #undef SAME
 	if (b->shmem_kb - a->shmem_kb > 2048) {
 		fprintf(stderr, "leak check: Shmem grew by %ld kB\n", b->shmem_kb - a->shmem_kb);
@@ -504,13 +526,13 @@ static int snap_compare(const struct snap *a, const struct snap *b)
 			b->sunreclaim_kb - a->sunreclaim_kb);
 		ok = 0;
 	}
-	printf("RESULT leak-check %s: Shmem %+ld kB, SUnreclaim %+ld kB, MemAvailable %+ld kB, jobs done %+ld, failed %+ld, resets %+ld, clients %ld->%ld, engine jobs %ld->%ld, dma-bufs %ld->%ld, module refcnt %ld->%ld, BOs %ld->%ld (%ld->%ld bytes)\n",
+	printf("RESULT leak-check %s: Shmem %+ld kB, SUnreclaim %+ld kB, MemAvailable %+ld kB, jobs done %+ld, failed %+ld, resets %+ld, clients %ld->%ld, engine jobs %ld->%ld, dma-bufs %ld->%ld, module refcnt %ld->%ld, BOs %ld->%ld (%ld->%ld bytes), pinned %ld->%ld bytes\n",
 	       ok ? "ok" : "FAILED", b->shmem_kb - a->shmem_kb,
 	       b->sunreclaim_kb - a->sunreclaim_kb, b->memavail_kb - a->memavail_kb,
 	       b->jobs_done - a->jobs_done, b->jobs_failed - a->jobs_failed,
 	       b->resets - a->resets, a->clients, b->clients, a->engine_jobs,
 	       b->engine_jobs, a->dmabufs, b->dmabufs, a->module_refcnt, b->module_refcnt,
-	       a->bos, b->bos, a->bo_bytes, b->bo_bytes);
+	       a->bos, b->bos, a->bo_bytes, b->bo_bytes, a->pinned_bytes, b->pinned_bytes);
 	return ok;
 }
 
@@ -631,12 +653,68 @@ static void fz_bo_create(struct fz_state *s)
 	}
 }
 
+/*
+ * BO_USERPTR: over fresh anonymous memory at a random offset (must work
+ * for a size 1..1 MiB and valid flags, as root has no pin limit), or with a
+ * hostile address and size (must fail). Now and then the memory of a live
+ * userptr BO is unmapped: later jobs write its still-pinned pages.
+ */
+static void fz_bo_userptr(struct fz_state *s)
+{
+	static const uint64_t sizes[] = { 0, 1, 100, 4095, 4096, 4097, 8192, 65536, 1 << 20 };
+	struct drm_tilecopy_bo_userptr u = { 0 };
+	uint64_t size = sizes[rnd_below(N_(sizes))], off = rnd_below(2) ? 0 : rnd_below(PAGE);
+	uint32_t flags = rnd_below(8) ? (rnd_below(2) ? DRM_TILECOPY_BO_READ_ONLY : 0) : (uint32_t)rnd();
+	size_t len = (off + size + PAGE - 1) / PAGE * PAGE + PAGE;
+	uint8_t *p;
+	int r;
+
+	if (s->nbo && rnd_below(8) == 0) {
+		struct bo *b = &s->bos[rnd_below((uint64_t)s->nbo)];
+
+		if (b->umap) {
+			munmap(b->umap, b->ulen);
+			b->umap = NULL;
+		}
+		return;
+	}
+	if (s->nbo >= (int)N_(s->bos))
+		return;
+	if (rnd_below(4) == 0) {
+		u.addr = fz_u64_interesting();
+		u.size = rnd_below(2) ? size : fz_u64_interesting();
+		u.flags = flags;
+		r = xioctl(s->fd, DRM_IOCTL_TILECOPY_BO_USERPTR, &u);
+		fz_count(s, r);
+		if (!r)	/* an address of ours after all: not kept */
+			gem_close(s->fd, u.handle);
+		return;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(p != MAP_FAILED, "mmap %zu: %s", len, strerror(errno));
+	memset(p, 0x5a, len);
+	u.addr = (uintptr_t)p + off;
+	u.size = size;
+	u.flags = flags;
+	r = xioctl(s->fd, DRM_IOCTL_TILECOPY_BO_USERPTR, &u);
+	fz_count(s, r);
+	CHECK(!r == (size && !(flags & ~DRM_TILECOPY_BO_READ_ONLY)),
+	      "BO_USERPTR of %" PRIu64 " bytes, flags 0x%x: %s", size, flags,
+	      r ? strerror(-r) : "accepted");
+	if (r) {
+		munmap(p, len);
+		return;
+	}
+	s->bos[s->nbo++] = (struct bo){ .handle = u.handle, .flags = flags, .size = size,
+					 .va = u.va, .map = p + off, .umap = p, .ulen = len };
+}
+
 static void fz_gem_close(struct fz_state *s)
 {
 	if (s->nbo && rnd_below(4)) {
 		int i = (int)rnd_below((uint64_t)s->nbo);
 
-		munmap(s->bos[i].map, s->bos[i].size);
+		bo_unmap(&s->bos[i]);
 		fz_count(s, gem_close(s->fd, s->bos[i].handle));
 		s->bos[i] = s->bos[--s->nbo];
 	} else {
@@ -863,7 +941,7 @@ static void fz_param(struct fz_state *s)
 	int r = xioctl(s->fd, DRM_IOCTL_TILECOPY_GET_PARAM, &g);
 
 	fz_count(s, r);
-	if (g.param > DRM_TILECOPY_PARAM_FILE_HANGS || g.pad)
+	if (g.param > DRM_TILECOPY_PARAM_CONVERT_TYPES || g.pad)	/* the last one */
 		CHECK(r == -EINVAL, "GET_PARAM %u pad %u: %d", g.param, g.pad, r);
 }
 
@@ -931,6 +1009,7 @@ static void uapi_fuzz_child(int idx)
 		case 15: fz_raw(&s); break;
 		case 16: fz_syncobj(&s); break;
 		case 17: fz_mmap(&s); break;
+		case 18: fz_bo_userptr(&s); break;
 		default:
 			/* a second file of the same process, opened and closed */
 			close(dev_open());

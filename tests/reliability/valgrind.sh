@@ -22,12 +22,14 @@ t0=$SECONDS
 
 for t in "$@"; do
 	name=$(basename "$t")
+	ts=$SECONDS
 	echo "--- valgrind $name"
 	if ! CK_FORK=no TC_TEST_QUICK=1 timeout 1800 "${VG[@]}" --log-file="$out/logs/$name.%p.log" "$t" >"$out/$name.out" 2>&1; then
 		echo "valgrind: $name FAILED"; tail -20 "$out/$name.out"
 		failed+=("$name")
 	fi
 	grep -h "Checks:" "$out/$name.out"
+	echo "    ($((SECONDS - ts)) s)"
 done
 
 # The fuzz corpora replayed (tests/fuzz/replay.c): the planner and every
@@ -36,11 +38,13 @@ for t in layout tensor plan; do
 	r=$B/tests/replay_$t
 	[ -x "$r" ] || { echo "valgrind: $r missing"; failed+=("replay_$t"); continue; }
 	echo "--- valgrind replay_$t"
+	ts=$SECONDS
 	if ! timeout 900 "${VG[@]}" --log-file="$out/logs/replay_$t.%p.log" "$r" tests/fuzz/corpus/$t >"$out/replay_$t.out" 2>&1; then
 		echo "valgrind: replay_$t FAILED"; tail -20 "$out/replay_$t.out"
 		failed+=("replay_$t")
 	fi
 	cat "$out/replay_$t.out"
+	echo "    ($((SECONDS - ts)) s)"
 done
 
 # The CLI tests, with every tilecopy invocation under valgrind.
@@ -50,11 +54,13 @@ exec ${VG[*]} --log-file=$(pwd)/$out/logs/cli.%p.log $(pwd)/$B/bin/tilecopy "\$@
 WRAP
 chmod +x "$out/tilecopy"
 echo "--- valgrind CLI tests"
+ts=$SECONDS
 if ! timeout 1200 bash tests/cli/run.sh "$out/tilecopy" >"$out/cli.out" 2>&1; then
 	echo "valgrind: CLI tests FAILED"; grep -E "^FAIL" "$out/cli.out" | head -20
 	failed+=(cli)
 fi
 tail -1 "$out/cli.out"
+echo "    ($((SECONDS - ts)) s)"
 
 # Every log: no errors, nothing definitely or indirectly lost.
 nlogs=$(ls "$out/logs" | wc -l)

@@ -3,11 +3,17 @@
  * bench_device.c - the engine against the CPU path, in the same guest:
  * jobs per second for 4 KB jobs (submit + wait, one at a time and with
  * several in flight), GB/s (bytes read + written) for a 64 MB f32
- * NCHW->NHWC conversion on BO-resident data. Prints a table, or JSON lines
- * with --json.
+ * NCHW->NHWC conversion on BO-resident data, what a userptr BO costs
+ * (BO_USERPTR and GEM_CLOSE), and tilecopy_convert on host
+ * buffers (malloc'd memory) from 32 KiB to 64 MiB moved: the engine on the
+ * caller's pinned pages (userptr BOs), the engine through staging copies
+ * (TILECOPY_USERPTR=0), the CPU path. Prints a table and the crossover
+ * lines, or JSON lines with --json.
  */
 #include <stdio.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <xf86drm.h>
 
 #include "tilecopy/device.h"
 #include "../unit/tc_test.h"
@@ -110,62 +116,151 @@ static double cpu_secs(struct setup *s, int reps)
 }
 
 /*
- * The threshold sweep: tilecopy_convert on user memory (staging included)
- * on the engine and on the CPU, for growing NCHW->NHWC f32 tensors. The
- * smallest size where the engine wins is the measured crossover.
+ * What a userptr BO costs, through the uAPI: BO_USERPTR (pin, DMA map,
+ * map into the engine's MMU) and GEM_CLOSE (unmap, unpin) of a writable
+ * BO over @bytes of touched anonymous memory, best of 5. The crossover is
+ * these plus a job's fixed cost against the CPU path.
+ */
+static void pin_cost(tilecopy_device_t *dev, int json)
+{
+	static const size_t sizes[] = { 64 << 10, 1 << 20, 16 << 20 };
+	int fd = tilecopy_device_fd(dev);
+
+	if (!json)
+		printf("\n%-12s %12s %12s %12s   (a userptr BO, writable, through the uAPI)\n",
+		       "bytes", "BO_USERPTR us", "GEM_CLOSE us", "us per page");
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		void *p = mmap(NULL, sizes[i], PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		double tp = 1e9, tc = 1e9;
+
+		if (p == MAP_FAILED)
+			return;
+		memset(p, 1, sizes[i]);
+		for (int r = 0; r < 5; r++) {
+			struct drm_tilecopy_bo_userptr u = { .addr = (uintptr_t)p, .size = sizes[i] };
+			struct drm_gem_close c = { 0 };
+			double t0 = now(), t1;
+
+			if (drmIoctl(fd, DRM_IOCTL_TILECOPY_BO_USERPTR, &u)) {
+				perror("bench_device: BO_USERPTR");
+				munmap(p, sizes[i]);
+				return;
+			}
+			t1 = now();
+			c.handle = u.handle;
+			drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &c);
+			tp = t1 - t0 < tp ? t1 - t0 : tp;
+			tc = now() - t1 < tc ? now() - t1 : tc;
+		}
+		if (json)
+			printf("{\"case\": \"userptr pin\", \"bytes\": %zu, \"pin_us\": %.1f, \"close_us\": %.1f}\n",
+			       sizes[i], tp * 1e6, tc * 1e6);
+		else
+			printf("%-12zu %12.1f %12.1f %12.2f\n", sizes[i], tp * 1e6, tc * 1e6,
+			       (tp + tc) * 1e6 / (double)(sizes[i] / 4096));
+		munmap(p, sizes[i]);
+	}
+}
+
+/* Best of @reps tilecopy_convert calls, in seconds. */
+static double convert_secs(tilecopy_device_t *dev, const tilecopy_plan_t *plan,
+			   const void *in, void *out, int reps)
+{
+	double best = 1e9;
+
+	for (int r = 0; r < reps; r++) {
+		double t0 = now();
+
+		if (tilecopy_convert(dev, plan, in, plan_src(plan), out, plan_dst(plan), NULL)) {
+			fprintf(stderr, "bench_device: convert: %s\n", tilecopy_last_error());
+			return 1e9;
+		}
+		if (now() - t0 < best)
+			best = now() - t0;
+	}
+	return best;
+}
+
+/* The crossover line: the smallest size from which the engine stays ahead. */
+static void crossover(const char *what, double from, double last, const char *why)
+{
+	if (from)
+		printf("crossover (%s): the engine beats the guest CPU path from %.0f bytes moved (%.0f KiB)\n",
+		       what, from, from / 1024);
+	else
+		printf("crossover (%s): none: the CPU path was faster at every size up to %.0f bytes moved (%s)\n",
+		       what, last, why);
+}
+
+/*
+ * The threshold sweep: tilecopy_convert on host memory (malloc'd, touched
+ * once before), NCHW->NHWC f32 of growing size, on the engine with userptr
+ * BOs, on the engine through staging copies, and on the CPU, interleaved,
+ * best of 5. The crossover is the smallest size from which the engine is
+ * faster at every larger size of the sweep.
  */
 static void sweep(tilecopy_device_t *dev, int json)
 {
 	static const char *const shapes[] = { "1x16x16x16", "1x32x32x32", "1x64x32x32",
-					      "1x64x64x32", "1x64x64x64", "2x64x64x64",
-					      "4x64x64x64", "8x64x64x64", "16x64x64x64",
-					      "32x64x64x64" };
-	double cross = 0;
+					      "1x64x64x32", "1x64x64x48", "1x64x64x64",
+					      "3x64x64x32", "2x64x64x64", "4x64x64x64",
+					      "8x64x64x64", "16x64x64x64", "32x64x64x64" };
+	enum { N = sizeof(shapes) / sizeof(shapes[0]), REPS = 5 };
+	double moved[N], tu[N], ts[N], tc[N], cu = 0, cs = 0;
 
+	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
 	if (!json)
-		printf("\n%-12s %12s %12s   (tilecopy_convert, staging included)\n",
-		       "bytes moved", "engine us", "CPU us");
-	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		printf("\n%-12s %12s %12s %12s   (tilecopy_convert on malloc'd host buffers)\n",
+		       "bytes moved", "userptr us", "staged us", "CPU us");
+	for (size_t i = 0; i < N; i++) {
 		struct setup st;
-		double te = 1e9, tc = 1e9, moved;
 		void *in, *out;
 
 		if (setup(&st, dev, shapes[i]))
 			return;
-		moved = (double)plan_moved(st.plan);
-		in = st.sp;
+		moved[i] = (double)plan_moved(st.plan);
+		in = malloc(plan_src(st.plan));
 		out = malloc(plan_dst(st.plan));
-		for (int r = 0; r < 3; r++) {
-			double t0;
+		memset(in, 1, plan_src(st.plan));
+		memset(out, 0, plan_dst(st.plan));
+		tu[i] = ts[i] = tc[i] = 1e9;
+		for (int r = 0; r < REPS; r++) {
+			double t;
 
-			setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
-			t0 = now();
-			tilecopy_convert(dev, st.plan, in, plan_src(st.plan), out,
-					 plan_dst(st.plan), NULL);
-			te = now() - t0 < te ? now() - t0 : te;
-			t0 = now();
-			tilecopy_convert(NULL, st.plan, in, plan_src(st.plan), out,
-					 plan_dst(st.plan), NULL);
-			tc = now() - t0 < tc ? now() - t0 : tc;
+			setenv("TILECOPY_USERPTR", "1", 1);
+			t = convert_secs(dev, st.plan, in, out, 1);
+			tu[i] = t < tu[i] ? t : tu[i];
+			setenv("TILECOPY_USERPTR", "0", 1);
+			t = convert_secs(dev, st.plan, in, out, 1);
+			ts[i] = t < ts[i] ? t : ts[i];
+			t = convert_secs(NULL, st.plan, in, out, 1);
+			tc[i] = t < tc[i] ? t : tc[i];
 		}
-		if (!cross && te < tc)
-			cross = moved;
+		unsetenv("TILECOPY_USERPTR");
 		if (json)
-			printf("{\"case\": \"sweep\", \"moved_bytes\": %.0f, \"engine_us\": %.1f, \"cpu_us\": %.1f}\n",
-			       moved, te * 1e6, tc * 1e6);
+			printf("{\"case\": \"sweep\", \"moved_bytes\": %.0f, \"userptr_us\": %.1f, \"staged_us\": %.1f, \"cpu_us\": %.1f}\n",
+			       moved[i], tu[i] * 1e6, ts[i] * 1e6, tc[i] * 1e6);
 		else
-			printf("%-12.0f %12.1f %12.1f\n", moved, te * 1e6, tc * 1e6);
+			printf("%-12.0f %12.1f %12.1f %12.1f\n", moved[i], tu[i] * 1e6, ts[i] * 1e6,
+			       tc[i] * 1e6);
+		free(in);
 		free(out);
 		tilecopy_plan_destroy(st.plan);
 		tilecopy_bo_free(st.sbo);
 		tilecopy_bo_free(st.dbo);
 	}
-	if (json)
+	for (int i = N - 1; i >= 0 && tu[i] < tc[i]; i--)
+		cu = moved[i];
+	for (int i = N - 1; i >= 0 && ts[i] < tc[i]; i--)
+		cs = moved[i];
+	if (json) {
+		printf("{\"case\": \"crossover\", \"userptr_bytes\": %.0f, \"staged_bytes\": %.0f}\n",
+		       cu, cs);
 		return;
-	if (cross)
-		printf("crossover: the engine wins from %.0f bytes moved\n", cross);
-	else
-		printf("crossover: none in this range: the CPU path was faster at every size (staging copies included)\n");
+	}
+	crossover("host buffers, userptr", cu, moved[N - 1], "pinning included");
+	crossover("host buffers, staged", cs, moved[N - 1], "two staging copies included");
 }
 
 int main(int argc, char **argv)
@@ -209,6 +304,7 @@ int main(int argc, char **argv)
 		printf("(GB/s = bytes read + written per second; CPU path: %s under the guest's CPU)\n",
 		       cpu_name());
 	}
+	pin_cost(dev, json);
 	sweep(dev, json);
 	tilecopy_device_close(dev);
 	return 0;

@@ -3,7 +3,9 @@
  * test_device.c - the SDK's device backend, in a guest with tilecopy engines
  * (tests/sdk/run.sh boots it). TC_SDK_MODE selects the run:
  *   normal  every layout pair on the engine bit-exact with the CPU path,
- *           pipelined jobs, splitting across queues, PRIME, bad arguments
+ *           pipelined jobs, splitting across queues, PRIME, bad arguments;
+ *           tilecopy_convert on the caller's pages (userptr BOs) and its
+ *           fallbacks to staging (pin refused, RLIMIT_MEMLOCK, in place)
  *   fault   the engine injects a DMA error: the SDK reports it with the
  *           plan's descriptor and the address, every later wait says the
  *           same (sticky), and the device keeps working
@@ -14,7 +16,12 @@
  * TC_REQUIRE_DEVICE is set.
  */
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <xf86drm.h>
 
 #include "tilecopy/device.h"
@@ -247,6 +254,174 @@ START_TEST(test_long_rows)
 		tilecopy_tensor_destroy(d);
 	}
 	tilecopy_device_close(dev);
+}
+END_TEST
+
+/*
+ * The first engine's live BOs (sysfs bos): staging BOs stay between calls;
+ * a userptr BO goes when its job is freed, just after the job finished.
+ */
+static long long live_bos_now(void)
+{
+	const char *node = strrchr(first_node(), '/') + 1;
+	char path[128];
+	long long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/%s/%s/device/bos",
+		 strncmp(node, "accel", 5) ? "drm" : "accel", node);
+	f = fopen(path, "r");
+	ck_assert_msg(f, "no %s", path);
+	ck_assert_int_eq(fscanf(f, "%lld", &n), 1);
+	fclose(f);
+	return n;
+}
+
+/* live_bos_now() once it is @want, or after 10 s. */
+static long long live_bos(long long want)
+{
+	long long n;
+
+	for (int i = 0; (n = live_bos_now()) != want && i < 1000; i++)
+		usleep(10000);
+	return n;
+}
+
+/* tilecopy_convert of @plan from @in to @out on @dev, checked against the CPU. */
+static void convert_checked(tilecopy_device_t *dev, const tilecopy_plan_t *plan,
+			    const unsigned char *in, unsigned char *out, const char *what)
+{
+	uint64_t sb = plan_src(plan), db = plan_dst(plan);
+	unsigned char *ref = malloc(db);
+	int used = 0;
+
+	TC_OK(tilecopy_plan_execute_cpu(plan, in, sb, ref, db, "scalar"));
+	memset(out, 0xa5, db);
+	TC_OK(tilecopy_convert(dev, plan, in, sb, out, db, &used));
+	ck_assert_int_eq(used, 1);
+	ck_assert_msg(!memcmp(out, ref, db), "%s: engine differs from CPU", what);
+	free(ref);
+}
+
+/*
+ * tilecopy_convert pins the caller's buffers (userptr BOs, FEATURES bit 4)
+ * and converts in place: bit-exact at odd offsets over many pages, and no
+ * staging BO appears. TILECOPY_USERPTR=0 stages; another value is refused.
+ * Where a pin is refused for a reason staging avoids (the source is a BO's
+ * own mmap: EFAULT), or the buffers overlap, the call stages and is as
+ * exact.
+ */
+START_TEST(test_userptr_convert)
+{
+	struct drm_tilecopy_get_param gp = { .param = DRM_TILECOPY_PARAM_FEATURES };
+	tilecopy_device_t *dev = open_dev();
+	tilecopy_tensor_t *s, *d;
+	tilecopy_plan_t *plan;
+	unsigned char *in, *out;
+	tilecopy_bo_t *bo;
+	long long base;
+	uint64_t sb, db;
+	void *bp;
+
+	ck_assert_int_eq(drmIoctl(tilecopy_device_fd(dev), DRM_IOCTL_TILECOPY_GET_PARAM, &gp), 0);
+	ck_assert(gp.value & DRM_TILECOPY_FEATURE_USERPTR);
+	setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
+	base = live_bos_now();
+	make(&s, "NCHW", "3x19x33x65", TILECOPY_DT_F32);	/* 478 KiB, 118 pages */
+	make(&d, "nChw16c", "3x19x33x65", TILECOPY_DT_F32);	/* C padded: zeroes */
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	sb = plan_src(plan);
+	db = plan_dst(plan);
+	in = malloc(sb + 4096 + 7);
+	out = malloc(db + 4096 + 5);
+	for (size_t so = 0; so <= 4099; so += 4099) {
+		fill_random(in + so, sb, so + 1);
+		convert_checked(dev, plan, in + so, out + (so ? 4101 : 0), "userptr");
+	}
+	ck_assert_int_eq(live_bos(base), base);	/* pinned, not staged */
+	setenv("TILECOPY_USERPTR", "yes", 1);
+	TC_FAILS(tilecopy_convert(dev, plan, in, sb, out, db, NULL), TILECOPY_ERR_INVALID_ARG,
+		 "TILECOPY_USERPTR");
+	setenv("TILECOPY_USERPTR", "0", 1);
+	convert_checked(dev, plan, in, out, "TILECOPY_USERPTR=0");
+	ck_assert_int_eq(live_bos(base + 2), base + 2);	/* staged */
+	unsetenv("TILECOPY_USERPTR");
+
+	/* the source in a BO's mmap cannot be pinned (EFAULT): staged */
+	TC_OK(tilecopy_bo_create(&bo, dev, sb, 0));
+	TC_OK(tilecopy_bo_map(bo, &bp));
+	fill_random(bp, sb, 9);
+	convert_checked(dev, plan, bp, out, "source in a BO's mmap");
+	ck_assert_int_eq(live_bos(base + 3), base + 3);	/* that BO and the staging BOs */
+	tilecopy_bo_free(bo);
+	tilecopy_plan_destroy(plan);
+
+	/* in place: a transpose of a square matrix onto itself, staged */
+	make(&s, "RowMajor", "256x256", TILECOPY_DT_F32);
+	make(&d, "ColumnMajor", "256x256", TILECOPY_DT_F32);
+	TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+	{
+		size_t n = plan_src(plan);
+		unsigned char *buf = malloc(n), *ref = malloc(n);
+
+		fill_random(buf, n, 11);
+		TC_OK(tilecopy_plan_execute_cpu(plan, buf, n, ref, n, "scalar"));
+		TC_OK(tilecopy_convert(dev, plan, buf, n, buf, n, NULL));
+		ck_assert(!memcmp(buf, ref, n));
+		free(buf);
+		free(ref);
+	}
+	tilecopy_plan_destroy(plan);
+	free(in);
+	free(out);
+	tilecopy_device_close(dev);
+}
+END_TEST
+
+/*
+ * Without CAP_IPC_LOCK and with RLIMIT_MEMLOCK below the buffers, the pin
+ * is refused (ENOMEM): tilecopy_convert stages, as exactly; with a limit
+ * that allows them it pins again.
+ */
+START_TEST(test_userptr_rlimit)
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct c[_LINUX_CAPABILITY_U32S_3];
+		struct rlimit rl = { 64 * 1024, 64 * 1024 };
+		tilecopy_device_t *dev;
+		tilecopy_tensor_t *s, *d;
+		tilecopy_plan_t *plan;
+		unsigned char *in, *out;
+		long long base;
+
+		if (syscall(SYS_capget, &h, c))
+			_exit(2);
+		c[CAP_TO_INDEX(CAP_IPC_LOCK)].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+		if (syscall(SYS_capset, &h, c) || setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(3);
+		setenv("TILECOPY_DEVICE_THRESHOLD", "0", 1);
+		dev = open_dev();
+		base = live_bos_now();
+		make(&s, "NCHW", "1x32x64x64", TILECOPY_DT_F32);	/* 512 KiB each way */
+		make(&d, "NHWC", "1x32x64x64", TILECOPY_DT_F32);
+		TC_OK(tilecopy_plan_create(&plan, s, d, 0));
+		in = malloc(plan_src(plan));
+		out = malloc(plan_dst(plan));
+		fill_random(in, plan_src(plan), 13);
+		convert_checked(dev, plan, in, out, "over RLIMIT_MEMLOCK");
+		if (live_bos(base + 2) != base + 2)	/* staged */
+			_exit(4);
+		tilecopy_device_close(dev);
+		tilecopy_plan_destroy(plan);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "child status 0x%x", st);
 }
 END_TEST
 
@@ -778,6 +953,8 @@ int main(void)
 		tcase_add_test(tc, test_multi_device);
 		tcase_add_test(tc, test_bad_args);
 		tcase_add_test(tc, test_fences);
+		tcase_add_test(tc, test_userptr_convert);
+		tcase_add_test(tc, test_userptr_rlimit);
 	} else if (!strcmp(mode(), "fault")) {
 		tcase_add_test(tc, test_fault_reported);
 	} else if (!strcmp(mode(), "reset")) {

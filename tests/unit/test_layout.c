@@ -341,7 +341,7 @@ START_TEST(test_composition_matches_cute)
 	uint64_t seed = 0x5eed;
 	int cute_exact = 0, ours = 0, outside = 0;
 
-	for (int it = 0; it < 20000; it++) {
+	for (int it = 0; it < tc_iters(20000); it++) {
 		tilecopy_layout_t a, b, r;
 		int64_t size_b;
 		int exact;
@@ -370,8 +370,8 @@ START_TEST(test_composition_matches_cute)
 		}
 		cute_exact += exact;
 	}
-	ck_assert_int_gt(outside, 5000);	/* b leaving a's domain was tried */
-	ck_assert_int_gt(cute_exact, 5000);
+	ck_assert_int_gt(outside, tc_iters(20000) / 4);	/* b leaving a's domain was tried */
+	ck_assert_int_gt(cute_exact, tc_iters(20000) / 4);
 	ck_assert_int_ge(ours, cute_exact);
 }
 END_TEST
@@ -573,7 +573,7 @@ START_TEST(test_complement_property)
 	uint64_t seed = 0x777;
 	int done = 0, uneven = 0;
 
-	for (int it = 0; it < 4000; it++) {
+	for (int it = 0; it < tc_iters(4000); it++) {
 		tilecopy_layout_t a, c;
 		struct ref_l ref;
 		int64_t m, cos, reach = 0;
@@ -628,8 +628,8 @@ START_TEST(test_complement_property)
 			uneven++;
 		done++;
 	}
-	ck_assert_int_gt(done, 1000);
-	ck_assert_int_gt(uneven, 50);
+	ck_assert_int_gt(done, tc_iters(4000) / 4);
+	ck_assert_int_gt(uneven, tc_iters(4000) / 80);
 }
 END_TEST
 
@@ -693,7 +693,7 @@ START_TEST(test_right_inverse_property)
 	uint64_t seed = 0x4242;
 	int partial = 0;
 
-	for (int it = 0; it < 4000; it++) {
+	for (int it = 0; it < tc_iters(4000); it++) {
 		tilecopy_layout_t a, r;
 		struct ref_l ref;
 
@@ -716,7 +716,7 @@ START_TEST(test_right_inverse_property)
 				      (long long)ref.d[k]);
 		}
 	}
-	ck_assert_int_gt(partial, 500);
+	ck_assert_int_gt(partial, tc_iters(4000) / 8);
 }
 END_TEST
 

@@ -334,7 +334,6 @@ enum drm_tilecopy_param {
 	DRM_TILECOPY_PARAM_BAN_HANGS = 17,
 	DRM_TILECOPY_PARAM_FILE_HANGS = 18,
 	DRM_TILECOPY_PARAM_CONVERT_TYPES = 19,
-	/* 20..23: reserved for DRM_TILECOPY_FEATURE_USERPTR's parameters. */
 };
 
 /*
@@ -349,7 +348,11 @@ enum drm_tilecopy_param {
 #define DRM_TILECOPY_FEATURE_LIMITS		(1ull << 2)
 /* Typed descriptors: struct drm_tilecopy_desc from @src_type on (1.2). */
 #define DRM_TILECOPY_FEATURE_CONVERT		(1ull << 3)
-/* DRM_IOCTL_TILECOPY_BO_USERPTR (1.2). */
+/*
+ * BO_USERPTR (1.2): buffer objects over the caller's own memory. A driver
+ * may leave the bit clear where it cannot offer them (an engine whose DMA
+ * does not snoop the CPU caches); BO_USERPTR then fails with -EOPNOTSUPP.
+ */
 #define DRM_TILECOPY_FEATURE_USERPTR		(1ull << 4)
 
 /**
@@ -401,6 +404,44 @@ struct drm_tilecopy_bo_info {
 	__u64 va;
 	/** @mmap_offset: Output, offset to pass to mmap() on the DRM fd. */
 	__u64 mmap_offset;
+};
+
+/**
+ * struct drm_tilecopy_bo_userptr - a buffer object over the caller's memory.
+ *
+ * The pages of [@addr, @addr + @size) are pinned (long-term, the way
+ * RDMA pins memory) and mapped into the file's device address space, like
+ * a BO of BO_CREATE, read-only with DRM_TILECOPY_BO_READ_ONLY. The BO
+ * holds the pages, not the addresses: they stay pinned, and the engine
+ * reads and writes those very pages, until the BO is freed (its handle is
+ * closed and every job that lists it has finished), whatever becomes of
+ * the range meanwhile (munmap, mremap, fork). The pinned pages count
+ * against the caller's RLIMIT_MEMLOCK (as pinned, not locked, memory),
+ * unless it has CAP_IPC_LOCK.
+ *
+ * Such a BO has no mmap offset (the caller has its own mapping) and cannot
+ * be exported through PRIME (-EOPNOTSUPP). BO_INFO reports @size and @va.
+ *
+ * Errors: -EINVAL (flags, @size 0, @addr + @size wrapping or larger than
+ * the address space), -EFAULT (not user memory, or a page of the range is
+ * not mapped, lacks the access asked for, or cannot be pinned: I/O or PFN
+ * mappings such as a BO's own mmap, a writable shared file mapping whose
+ * filesystem tracks dirty pages), -ENOMEM (RLIMIT_MEMLOCK, more than RAM,
+ * out of memory), -ENOSPC (the address space is full), -EOPNOTSUPP (the
+ * feature is not offered, a DAX file mapping), -EIO (wedged).
+ * docs/uapi.md has the details and the order of the checks.
+ */
+struct drm_tilecopy_bo_userptr {
+	/** @addr: Input, user address of the first byte; any alignment. */
+	__u64 addr;
+	/** @size: Input, bytes, > 0. */
+	__u64 size;
+	/** @flags: Input, DRM_TILECOPY_BO_READ_ONLY or 0. */
+	__u32 flags;
+	/** @handle: Output, GEM handle. */
+	__u32 handle;
+	/** @va: Output, device virtual address of the byte at @addr. */
+	__u64 va;
 };
 
 /**
@@ -492,6 +533,9 @@ struct drm_tilecopy_wait {
 #define DRM_IOCTL_TILECOPY_WAIT \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_TILECOPY_WAIT, \
 		 struct drm_tilecopy_wait)
+#define DRM_IOCTL_TILECOPY_BO_USERPTR \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_TILECOPY_BO_USERPTR, \
+		 struct drm_tilecopy_bo_userptr)
 
 #if defined(__cplusplus)
 }
