@@ -499,8 +499,10 @@ int tc_device_init(struct tc_device *tdev)
 	/* CAPS is no register of a 1.1 engine: reading it there is an error */
 	if (tdev->hw_version >= TC_HW_VERSION_1_2)
 		tdev->caps = tc_readl(tdev, TC_REG_CAPS);
+	/* the types the driver knows; NONE (bit 0) is no conversion */
 	if (tdev->caps & TC_CAP_CONVERT)
-		tdev->cvt_types = tc_readl(tdev, TC_REG_CVT_TYPES);
+		tdev->cvt_types = tc_readl(tdev, TC_REG_CVT_TYPES) &
+				  GENMASK(DRM_TILECOPY_TYPE_U4, DRM_TILECOPY_TYPE_F32);
 
 	ret = drmm_mutex_init(&tdev->base, &tdev->reset_lock);
 	if (ret)

@@ -237,8 +237,9 @@ static const struct drm_driver tc_drm_driver = {
 	.fops = &tc_fops,
 	.name = "tilecopy",
 	.desc = "tilecopy tile-copy engine",
-	.major = 1,
-	.minor = 0,
+	/* DRM_IOCTL_VERSION tells the uAPI's version, as GET_PARAM does */
+	.major = DRM_TILECOPY_ABI_VERSION >> 16,
+	.minor = DRM_TILECOPY_ABI_VERSION & 0xffff,
 };
 
 static void tc_reset_wq_destroy(struct drm_device *dev, void *wq)

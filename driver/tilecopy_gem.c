@@ -108,6 +108,27 @@ void tc_bo_map_release(struct tc_bo_map *map)
 }
 
 /*
+ * Live BOs are counted, and listed for the removal's unmapping, from the
+ * moment their pages are DMA-mapped to their free: also when the first
+ * address-space mapping then fails (out of memory, the VA space full),
+ * since the pages stay DMA-mapped until the free, which may come after
+ * the removal.
+ */
+static void tc_bo_count(struct tc_device *tdev, struct tc_bo *bo)
+{
+	mutex_lock(&bo->maps_lock);
+	if (!bo->counted) {
+		bo->counted = true;
+		atomic64_inc(&tdev->stats.bos);
+		atomic64_add(bo->base.base.size, &tdev->stats.bo_bytes);
+		mutex_lock(&tdev->dma_lock);
+		list_add_tail(&bo->dma_link, &tdev->dma_bos);
+		mutex_unlock(&tdev->dma_lock);
+	}
+	mutex_unlock(&bo->maps_lock);
+}
+
+/*
  * The mapping of @bo in @ctx, made if there is none; with a reference.
  * The allocations happen outside @bo's lock.
  */
@@ -134,6 +155,7 @@ static struct tc_bo_map *tc_bo_map_add(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 		map = ERR_CAST(sgt);
 		goto out_exit;
 	}
+	tc_bo_count(tdev, bo);
 	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
 	if (!map) {
 		map = ERR_PTR(-ENOMEM);
@@ -167,15 +189,6 @@ static struct tc_bo_map *tc_bo_map_add(struct tc_bo *bo, struct tc_mmu_ctx *ctx)
 		}
 	}
 	list_add_tail(&map->link, &bo->maps);
-	if (!bo->counted) {
-		/* Live BOs are counted from their first mapping to their free. */
-		bo->counted = true;
-		atomic64_inc(&tdev->stats.bos);
-		atomic64_add(obj->size, &tdev->stats.bo_bytes);
-		mutex_lock(&tdev->dma_lock);
-		list_add_tail(&bo->dma_link, &tdev->dma_bos);
-		mutex_unlock(&tdev->dma_lock);
-	}
 	mutex_unlock(&bo->maps_lock);
 out_exit:
 	drm_dev_exit(idx);

@@ -22,6 +22,8 @@ struct tc_mmu_ctx;
  *	maximum DMA segment.
  * @mm: the address space the pin is charged to (&mm_struct.pinned_vm),
  *	held by mmgrab() until the pages are unpinned.
+ * @user: the user charged against RLIMIT_MEMLOCK (&user_struct.locked_vm),
+ *	held until the pages are unpinned; NULL with CAP_IPC_LOCK.
  * @owner: the device address space of the file that made the BO, the only
  *	one that may have a handle (compared, never dereferenced).
  * @npages: pages pinned and charged.
@@ -35,6 +37,7 @@ struct tc_mmu_ctx;
 struct tc_userptr {
 	struct sg_append_table sgt;
 	struct mm_struct *mm;
+	struct user_struct *user;
 	const struct tc_mmu_ctx *owner;
 	unsigned long npages;
 	unsigned int offset;
@@ -52,7 +55,7 @@ struct tc_userptr {
  * @maps_lock: protects @maps and @counted.
  * @maps: struct tc_bo_map, one per address space holding a handle.
  * @counted: in the device's live-BO statistics and on its
- *	&tc_device.dma_bos list (from its first mapping on).
+ *	&tc_device.dma_bos list (from the DMA mapping of its pages on).
  * @dma_link: entry in &tc_device.dma_bos.
  */
 struct tc_bo {

@@ -336,6 +336,13 @@ static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 	ret = tc_desc_check_fields(dev, d, i);
 	if (ret)
 		return ret;
+	/* known types (checked above) this engine does not convert */
+	if ((d->dst_type && !(job->tdev->cvt_types & BIT(d->dst_type))) ||
+	    (d->src_type && !(job->tdev->cvt_types & BIT(d->src_type)))) {
+		drm_dbg(dev, "desc %u: the engine does not convert type %u or %u\n", i,
+			d->src_type, d->dst_type);
+		return -EOPNOTSUPP;
+	}
 	if (!tc_desc_span(d, false, &span) ||
 	    !tc_desc_in_bos(job, d->dst, span, true)) {
 		drm_dbg(dev, "desc %u: destination 0x%llx is not inside one writable BO of the job\n",

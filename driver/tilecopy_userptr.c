@@ -12,10 +12,11 @@
  * freed, so a job never touches memory that went back to the kernel. No
  * MMU notifier: the pin is the contract, as with RDMA's non-ODP memory.
  *
- * Accounting follows RDMA's ib_umem: the pages count against the caller's
- * RLIMIT_MEMLOCK in its mm's pinned_vm (not locked_vm: they are not
- * mlocked) unless it has CAP_IPC_LOCK, and are uncharged from that same mm
- * when the BO is freed, whichever process or worker frees it.
+ * Accounting follows io_uring and iommufd: the pages count against the
+ * caller's RLIMIT_MEMLOCK in its user's locked_vm unless it has
+ * CAP_IPC_LOCK, and in its mm's pinned_vm (VmPin, as RDMA's ib_umem; not
+ * locked_vm: they are not mlocked); both are uncharged, from that same user
+ * and mm, when the BO is freed, whichever process or worker frees it.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -23,10 +24,12 @@
 #include <linux/capability.h>
 #include <linux/dma-map-ops.h>	/* dev_is_dma_coherent(), see tc_userptr_supported() */
 #include <linux/dma-mapping.h>
+#include <linux/iommu.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <drm/drm_drv.h>
@@ -86,8 +89,9 @@ static int tc_userptr_check(struct drm_device *dev,
 		drm_dbg(dev, "BO_USERPTR: unknown flags 0x%x\n", args->flags);
 		return -EINVAL;
 	}
+	/* a 32-bit kernel: no bit dropped before access_ok() */
 	if (!args->size || check_add_overflow(args->addr, args->size, &end) ||
-	    args->size > max) {
+	    args->size > max || (unsigned long)end != end) {
 		drm_dbg(dev, "BO_USERPTR: bad range 0x%llx + %llu\n", args->addr,
 			args->size);
 		return -EINVAL;
@@ -106,35 +110,57 @@ static int tc_userptr_check(struct drm_device *dev,
 	return 0;
 }
 
+#if !(defined(CONFIG_NET) || defined(CONFIG_IO_URING) || IS_ENABLED(CONFIG_IOMMUFD))
+#error "BO_USERPTR charges user_struct.locked_vm, which this kernel configuration lacks"
+#endif
+
 /*
- * Charge the pages to the caller's pinned_vm against RLIMIT_MEMLOCK; the
- * mm is kept for the uncharge. Refused at once, before any page is
- * touched, rather than after pinning RAM the limit does not allow.
+ * Charge the pages to the caller's user against RLIMIT_MEMLOCK, and to
+ * its mm's pinned_vm; the user and the mm are kept for the uncharge.
+ * Refused at once, before any page is touched, rather than after pinning
+ * RAM the limit does not allow.
+ *
+ * The limit is the user's, not the mm's: the BO belongs to the DRM file,
+ * which outlives the process that made it (fork and exit, execve, a file
+ * passed over a socket). A charge to a dead or replaced mm is seen by no
+ * later check, so children that pin and exit would pin all of RAM under
+ * one small limit.
  */
 static int tc_userptr_charge(struct drm_device *dev, struct tc_userptr *up)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	struct mm_struct *mm = current->mm;
-	u64 pinned;
+	struct user_struct *user;
+	long cur;
 
 	if (up->npages > totalram_pages()) {
 		drm_dbg(dev, "BO_USERPTR: %lu pages exceed RAM\n", up->npages);
 		return -ENOMEM;
 	}
-	pinned = atomic64_add_return(up->npages, &mm->pinned_vm);
-	if (pinned > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(up->npages, &mm->pinned_vm);
-		drm_dbg(dev, "BO_USERPTR: %lu more pages exceed RLIMIT_MEMLOCK (%lu pages)\n",
-			up->npages, limit);
-		return -ENOMEM;
+	if (!capable(CAP_IPC_LOCK)) {
+		user = get_uid(current_user());
+		cur = atomic_long_read(&user->locked_vm);
+		do {
+			if (up->npages > limit || cur > limit - up->npages) {
+				free_uid(user);
+				drm_dbg(dev, "BO_USERPTR: %lu more pages exceed RLIMIT_MEMLOCK (%lu pages, %ld charged to the user)\n",
+					up->npages, limit, cur);
+				return -ENOMEM;
+			}
+		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, cur + up->npages));
+		up->user = user;
 	}
-	mmgrab(mm);
-	up->mm = mm;
+	atomic64_add(up->npages, &current->mm->pinned_vm);
+	mmgrab(current->mm);
+	up->mm = current->mm;
 	return 0;
 }
 
 static void tc_userptr_uncharge(struct tc_userptr *up)
 {
+	if (up->user) {
+		atomic_long_sub(up->npages, &up->user->locked_vm);
+		free_uid(up->user);
+	}
 	atomic64_sub(up->npages, &up->mm->pinned_vm);
 	mmdrop(up->mm);
 }
@@ -145,9 +171,12 @@ static void tc_userptr_unpin(struct tc_userptr *up, bool dirty)
 	struct scatterlist *sg;
 	unsigned int i;
 
-	for_each_sgtable_sg(&up->sgt.sgt, sg, i)
+	for_each_sgtable_sg(&up->sgt.sgt, sg, i) {
 		unpin_user_page_range_dirty_lock(sg_page(sg), sg->length >> PAGE_SHIFT,
 						 dirty);
+		/* a BO of many GiB is unpinned in one work item */
+		cond_resched();
+	}
 	sg_free_append_table(&up->sgt);
 }
 
@@ -156,6 +185,29 @@ static void tc_userptr_unpin(struct tc_userptr *up, bool dirty)
  * contiguous ones up to the device's maximum segment. On failure nothing
  * stays pinned.
  */
+static int tc_userptr_pin_errno(int n)
+{
+	switch (n) {
+	case -ENOMEM:		/* out of memory */
+	case -EINTR:		/* a fatal signal */
+	case -EOPNOTSUPP:	/* filesystem DAX */
+		return n;
+	case -EAGAIN:
+	case -EBUSY:
+		/* a page could not be migrated out of ZONE_MOVABLE/CMA for a
+		 * long-term pin: transient
+		 */
+		return -EAGAIN;
+	default:
+		/*
+		 * 0 or -EFAULT: unmapped, no permission, PFN/IO memory, a file
+		 * that tracks dirt; -EHWPOISON: a poisoned page; anything else
+		 * the mm may add: the range cannot be pinned
+		 */
+		return -EFAULT;
+	}
+}
+
 static int tc_userptr_pin(struct drm_device *dev, struct tc_userptr *up,
 			  unsigned long start)
 {
@@ -173,8 +225,7 @@ static int tc_userptr_pin(struct drm_device *dev, struct tc_userptr *up,
 		int n = pin_user_pages_fast(start + done * PAGE_SIZE, want, gup, chunk);
 
 		if (n <= 0) {
-			/* unmapped, no permission, PFN/IO memory, a file that tracks dirt */
-			ret = n ? n : -EFAULT;
+			ret = tc_userptr_pin_errno(n);
 			drm_dbg(dev, "BO_USERPTR: cannot pin page %lu of %lu: %d\n",
 				done, up->npages, ret);
 			break;
@@ -194,6 +245,25 @@ static int tc_userptr_pin(struct drm_device *dev, struct tc_userptr *up,
 	if (ret)
 		tc_userptr_unpin(up, false);
 	return ret;
+}
+
+/*
+ * Would the engine's view of the page at @addr differ from the CPU's
+ * without sync calls (a bounced mapping)? dma_need_sync() answers that
+ * per address for dma-direct only: for a device in an IOMMU DMA-API
+ * domain it is true for every address. dma-iommu bounces only pieces of a
+ * page smaller than the IOMMU's granule (untrusted devices) and small
+ * buffers of non-coherent devices; the pages pinned here are whole pages
+ * of a coherent device (tc_userptr_supported()), never bounced while a
+ * page spans whole granules.
+ */
+static bool tc_userptr_bounced(struct device *dev, dma_addr_t addr)
+{
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+
+	if (dom && iommu_is_dma_domain(dom))
+		return !dom->pgsize_bitmap || BIT(__ffs(dom->pgsize_bitmap)) > PAGE_SIZE;
+	return dma_need_sync(dev, addr);
 }
 
 /**
@@ -224,7 +294,7 @@ struct sg_table *tc_userptr_sgt(struct tc_bo *bo)
 	if (ret)
 		goto out_unlock;
 	for_each_sgtable_dma_sg(sgt, sg, i) {
-		if (dma_need_sync(dev, sg_dma_address(sg))) {
+		if (tc_userptr_bounced(dev, sg_dma_address(sg))) {
 			dma_unmap_sgtable(dev, sgt, tc_userptr_dir(up), TC_USERPTR_DMA_ATTRS);
 			drm_dbg(obj->dev, "BO_USERPTR: the DMA mapping needs syncs (bounced)\n");
 			ret = -EOPNOTSUPP;
@@ -323,7 +393,7 @@ err_free:
  * -ENOMEM (RLIMIT_MEMLOCK, RAM, out of memory), -ENOSPC (the address space
  * is full), -EOPNOTSUPP (no userptr BOs on this device, a DAX mapping, a
  * bounced DMA mapping), -EIO (wedged), -EINTR (a fatal signal while
- * pinning).
+ * pinning), -EAGAIN (a page could not be migrated for the pin).
  */
 int tc_ioctl_bo_userptr(struct drm_device *dev, void *data,
 			struct drm_file *file)

@@ -27,6 +27,10 @@
  *                            show through the other mapping
  *   /userptr/pin-limit       RLIMIT_MEMLOCK without CAP_IPC_LOCK: ENOMEM,
  *                            VmPin accounts the pins and gives them back
+ *   /userptr/pin-limit-children  children that pin through the inherited
+ *                            file and exit leave their pins charged to
+ *                            the user: together they stay within one
+ *                            limit
  *   /userptr/threads         64 threads create and close userptr BOs on one
  *                            file (each handle closed twice) while 4
  *                            threads run checked jobs through others
@@ -617,6 +621,55 @@ START_TEST(test_pin_limit)
 }
 END_TEST
 
+/* A child pins @pages pages through @fd and exits: its errno, 0 if pinned. */
+static int child_pins(int fd, uint8_t *p, unsigned int pages)
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct drm_tilecopy_bo_userptr a;
+		int r = userptr(fd, p, pages * PG, 0, &a);
+
+		_exit(r ? -r : 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/*
+ * The BO belongs to the file, which outlives the child that made it: the
+ * pin stays charged to the user, so children that pin and exit cannot
+ * together pin more than one limit (an outside attack pinned 4 MiB under a
+ * 64 KiB limit this way while the charge went to each dead child's mm).
+ * Closing the file gives it all back.
+ */
+START_TEST(test_pin_limit_children)
+{
+	struct rlimit rl = { 16 * PG, 16 * PG };
+	int fd = tc_open();
+	uint8_t *p = anon(32 * PG);
+	struct counters base;
+
+	counters_read(&base);
+	drop_cap_ipc_lock();
+	ck_assert_int_eq(setrlimit(RLIMIT_MEMLOCK, &rl), 0);
+	ck_assert_int_eq(child_pins(fd, p, 12), 0);
+	ck_assert_int_eq(child_pins(fd, p + 12 * PG, 4), 0);
+	ck_assert_int_eq(child_pins(fd, p + 16 * PG, 1), ENOMEM);
+	tc_assert_err(userptr(fd, p, 1, 0, NULL), ENOMEM);
+	ck_assert_int_eq(tc_sysfs_stat(0, "pinned_bytes"), base.pinned + 16 * PG);
+	close(fd);
+	counters_settle(&base, "the file closed");
+	fd = tc_open();
+	ck_assert_int_eq(child_pins(fd, p, 16), 0);
+	close(fd);
+	counters_settle(&base, "the second file closed");
+}
+END_TEST
+
 /*
  * 64 threads create and close userptr BOs on one file, while 4 threads
  * copy through userptr BOs of their own on the same file and check every
@@ -778,6 +831,7 @@ int main(void)
 	tcase_add_test(tc, test_mremap_fork);
 	tcase_add_test(tc, test_shared);
 	tcase_add_test(tc, test_pin_limit);
+	tcase_add_test(tc, test_pin_limit_children);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_close_in_flight);
 	tcase_set_timeout(tc, 300);

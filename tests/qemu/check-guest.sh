@@ -64,6 +64,18 @@ step "timeouts on unstarted jobs" "${run[@]}" --device-props hang-queue-mask=0x8
 # then unbind under an open file with jobs, mmaps and a dma-buf
 step "wedge, unplug in use" "${run[@]}" --device-props reset-hang-on=2,delay-ns-per-kb=200000 \
 	--timeout 600 -- "$T/test_wedge"
+# the engine behind a translating IOMMU (VT-d, a DMA domain, strict
+# invalidation), as on boards with an SMMU: BOs and userptr BOs mapped
+# through it (a userptr BO is not refused as bounced), jobs, conversions
+# and layouts bit-exact
+step "behind an IOMMU" "${run[@]}" --iommu --timeout 600 -- bash -c '
+	d=$(ls -d /sys/bus/pci/drivers/tilecopy/0000:*)
+	case $(cat "$d/iommu_group/type" 2>/dev/null) in
+	DMA|DMA-FQ) echo "check-guest: $d in an IOMMU DMA domain" ;;
+	*) echo "check-guest: $d is not behind a translating IOMMU"; exit 1 ;;
+	esac
+	CK_RUN_CASE=job "$1/test_ioctl" && "$1/test_userptr" && "$1/test_convert" &&
+		TC_TEST_QUICK=1 "$1/test_layouts"' _ "$T"
 # unload and reload with two engines
 step "unload/reload" "${run[@]}" --devices 2 --no-module --timeout 600 -- tests/guest/reload.sh "$BUILD"
 # every broken firmware image, then the good one, in one boot

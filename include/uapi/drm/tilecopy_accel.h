@@ -426,9 +426,12 @@ struct drm_tilecopy_bo_info {
  * the address space), -EFAULT (not user memory, or a page of the range is
  * not mapped, lacks the access asked for, or cannot be pinned: I/O or PFN
  * mappings such as a BO's own mmap, a writable shared file mapping whose
- * filesystem tracks dirty pages), -ENOMEM (RLIMIT_MEMLOCK, more than RAM,
+ * filesystem tracks dirty pages, a poisoned page), -ENOMEM (RLIMIT_MEMLOCK, more than RAM,
  * out of memory), -ENOSPC (the address space is full), -EOPNOTSUPP (the
- * feature is not offered, a DAX file mapping), -EIO (wedged).
+ * feature is not offered, a DAX file mapping, a DMA mapping that would be
+ * bounced), -EAGAIN (a page could not be migrated for the pin: retry),
+ * -EINTR (a fatal signal while pinning), -EIO (wedged), -ENODEV (the device
+ * is gone).
  * docs/uapi.md has the details and the order of the checks.
  */
 struct drm_tilecopy_bo_userptr {
