@@ -63,6 +63,7 @@
 #include <limits.h>
 #include <regex.h>
 #include <stdarg.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -320,16 +321,32 @@ static void arm(unsigned int n)
 		die("write fail-nth: %s", strerror(errno));
 }
 
+/*
+ * Read and clear this thread's fail-nth from another thread: its copies to
+ * and from user memory are that thread's, so they are no failure points of
+ * ours (with fail_usercopy armed, our own read would consume, or be, the
+ * n-th point of a call that did not reach it). fd_nth stays bound to the
+ * thread that opened it.
+ */
+static void *disarm_thread(void *arg)
+{
+	char *buf = arg;
+
+	if (pread(fd_nth, buf, 15, 0) <= 0)
+		die("read fail-nth: %s", strerror(errno));
+	if (pwrite(fd_nth, "0", 1, 0) != 1)
+		die("clear fail-nth: %s", strerror(errno));
+	return NULL;
+}
+
 /* Disarm; returns how many failure points were still to go (0: it fired). */
 static unsigned int disarm(void)
 {
 	char buf[16] = "";
-	ssize_t n = pread(fd_nth, buf, sizeof(buf) - 1, 0);
+	pthread_t t;
 
-	if (n <= 0)
-		die("read fail-nth: %s", strerror(errno));
-	if (pwrite(fd_nth, "0", 1, 0) != 1)
-		die("clear fail-nth: %s", strerror(errno));
+	if (pthread_create(&t, NULL, disarm_thread, buf) || pthread_join(t, NULL))
+		die("disarm: no thread");
 	return (unsigned int)strtoul(buf, NULL, 10);
 }
 
