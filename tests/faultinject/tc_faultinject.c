@@ -64,6 +64,8 @@
 #include <regex.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -322,32 +324,53 @@ static void arm(unsigned int n)
 }
 
 /*
- * Read and clear this thread's fail-nth from another thread: its copies to
- * and from user memory are that thread's, so they are no failure points of
- * ours (with fail_usercopy armed, our own read would consume, or be, the
- * n-th point of a call that did not reach it). fd_nth stays bound to the
- * thread that opened it.
+ * Read and clear the armed thread's fail-nth from another thread, started
+ * before any arming: its copies to and from user memory are its own, so
+ * they are no failure points of ours (with fail_usercopy armed, our own
+ * read would consume, or be, the n-th point of a call that did not reach
+ * it). The armed thread asks through memory only and spins with
+ * sched_yield(): no allocation, no user copy of its own. fd_nth stays
+ * bound to the thread that opened it.
  */
+static atomic_int disarm_req, disarm_done;
+static char disarm_buf[16];
+
 static void *disarm_thread(void *arg)
 {
-	char *buf = arg;
-
-	if (pread(fd_nth, buf, 15, 0) <= 0)
-		die("read fail-nth: %s", strerror(errno));
-	if (pwrite(fd_nth, "0", 1, 0) != 1)
-		die("clear fail-nth: %s", strerror(errno));
+	(void)arg;
+	for (;;) {
+		if (!atomic_load(&disarm_req)) {
+			usleep(50);
+			continue;
+		}
+		memset(disarm_buf, 0, sizeof(disarm_buf));
+		if (pread(fd_nth, disarm_buf, sizeof(disarm_buf) - 1, 0) <= 0)
+			die("read fail-nth: %s", strerror(errno));
+		if (pwrite(fd_nth, "0", 1, 0) != 1)
+			die("clear fail-nth: %s", strerror(errno));
+		atomic_store(&disarm_req, 0);
+		atomic_store(&disarm_done, 1);
+	}
 	return NULL;
+}
+
+static void disarm_start(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, disarm_thread, NULL))
+		die("no disarm thread");
+	pthread_detach(t);
 }
 
 /* Disarm; returns how many failure points were still to go (0: it fired). */
 static unsigned int disarm(void)
 {
-	char buf[16] = "";
-	pthread_t t;
-
-	if (pthread_create(&t, NULL, disarm_thread, buf) || pthread_join(t, NULL))
-		die("disarm: no thread");
-	return (unsigned int)strtoul(buf, NULL, 10);
+	atomic_store(&disarm_done, 0);
+	atomic_store(&disarm_req, 1);
+	while (!atomic_load(&disarm_done))
+		sched_yield();
+	return (unsigned int)strtoul(disarm_buf, NULL, 10);
 }
 
 /* ---- kernel log ------------------------------------------------------------- */
@@ -1354,6 +1377,7 @@ int main(int argc, char **argv)
 	fd_nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	if (fd_nth < 0)
 		die("fail-nth: %s", strerror(errno));
+	disarm_start();
 	s.fd = open_dev(0);
 	s.fd2 = open_dev(0);
 	if (ndevs > 1)
