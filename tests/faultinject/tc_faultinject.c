@@ -19,7 +19,8 @@
  *   - the call returned 0 (the failure was absorbed by a fallback) or an
  *     errno of the operation's documented set (ENOMEM; EFAULT for a failed
  *     copy; for bind also ENOENT: request_firmware() reports any failure to
- *     read the image as a missing file);
+ *     read the image as a missing file, and EINVAL and EBUSY: the PCI
+ *     core's BAR mapping reports a failed ioremap() or region request so);
  *   - nothing leaks: the driver's BO count, BO bytes and pinned user bytes
  *     of both engines, the tilecopy dma-bufs, the open DRM clients, the
  *     module's references, the engines bound, their interrupt lines, this
@@ -53,7 +54,9 @@
  * its call chain ("point 3 -> ENOMEM: tc_gem_create_object < ..."); for
  * finding the sites, not for the gate (run-guest.sh then fails the boot on
  * the printed stacks). TC_FI_MAX=N bounds the failure points per operation
- * (default 3000).
+ * (default 3000). TC_FI_SKIP_SLOW=1 leaves out, unless named, the
+ * operations that take minutes (bind: ~400 points of ~1.5 s, each a probe
+ * and a removal under the debug kernel); make check-debug sets it.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -282,7 +285,13 @@ static void fault_reject(unsigned long start, unsigned long end)
 
 static void setup_fault_attrs(void)
 {
-	const char *level = getenv("TC_FI_VERBOSE") ? getenv("TC_FI_VERBOSE") : "0";
+	/*
+	 * At least 1: every injected failure logs a "FAULT_INJECTION: forcing
+	 * a failure" line, which tells the allocator's warning of that failure
+	 * from a report (kmsg_check(), tests/qemu/kernel-debug.sh).
+	 */
+	const char *level = getenv("TC_FI_VERBOSE") && atoi(getenv("TC_FI_VERBOSE")) > 1 ?
+			    getenv("TC_FI_VERBOSE") : "1";
 	static const char *const dirs[] = { "failslab", "fail_page_alloc" };
 
 	have_usercopy = !access("/sys/kernel/debug/fail_usercopy/require-end", W_OK);
@@ -300,6 +309,7 @@ static void setup_fault_attrs(void)
 			die("cannot write %s", p);			\
 	} while (0)
 		SET("verbose", level);
+		SET("verbose_ratelimit_interval_ms", "0");	/* every one */
 		SET("ignore-gfp-wait", "N");
 		if (!strcmp(dirs[i], "fail_page_alloc")) {
 			SET("ignore-gfp-highmem", "N");
@@ -416,15 +426,67 @@ static void chain_add(const char *msg)
 		 chain[0] ? " < " : "", fn, mod[0] ? " [" : "", mod, mod[0] ? "]" : "");
 }
 
+/*
+ * The allocator's own warning of a failed allocation without __GFP_NOWARN
+ * (warn_alloc(): its message, a stack, the memory state): vmalloc() warns
+ * so when the sweep fails its area or page-array allocation, e.g. in
+ * request_firmware()'s kernel_read_file() during bind. No report when it
+ * follows an injected failure's line within a few records; any other one
+ * (an allocation that failed on its own) still is.
+ */
+static bool warn_alloc_line(const char *msg)
+{
+	return strstr(msg, "page allocation failure: ") || strstr(msg, "vmalloc error: ");
+}
+
+/*
+ * After DMA-API's "cacheline tracking EEXIST" (a mapping the device may
+ * write, over a cache line another such mapping holds), the mappings that
+ * share a cache line, from dma-api/dump; none: the line's first mapping was
+ * freed without its unmap, and only its tracking entry stayed.
+ */
+static void dma_overlaps_print(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/dma-api/dump", "re");
+	static char lines[1 << 14][256];
+	static unsigned long long cln[1 << 14];
+	unsigned int n = 0, shown = 0;
+	char line[256];
+
+	if (!f) {
+		printf("  (no dma-api/dump: %s)\n", strerror(errno));
+		return;
+	}
+	while (n < ARRAY_SIZE(cln) && fgets(line, sizeof(line), f)) {
+		const char *c = strstr(line, " cln=");
+
+		if (!c || strstr(line, "DMA_TO_DEVICE"))
+			continue;	/* not tracked by cache line */
+		cln[n] = strtoull(c + 5, NULL, 16);
+		snprintf(lines[n++], sizeof(lines[0]), "%s", line);
+	}
+	fclose(f);
+	for (unsigned int i = 0; i < n; i++)
+		for (unsigned int j = 0; j < n; j++)
+			if (i != j && cln[i] == cln[j]) {
+				printf("  DMA-API mapping sharing a cache line: %s", lines[i]);
+				shown++;
+				break;
+			}
+	if (!shown)
+		printf("  DMA-API: no two live mappings share a cache line (%u tracked): "
+		       "the earlier mapping's memory was freed without its unmap\n", n);
+}
+
 /* Print and count the new kernel log records that match a report pattern;
  * after a match, up to 80 following records are printed (its stack). The
  * stack printed for an injected failure (TC_FI_VERBOSE=2) is no report: it
- * becomes chain. */
+ * becomes chain; nor is warn_alloc()'s dump of that failure. */
 static int kmsg_check(const char *op, unsigned int n)
 {
 	char rec[8192];
-	int found = 0, tail = 0;
-	bool injected = false;
+	int found = 0, tail = 0, since_injected = 100;
+	bool injected = false, alloc_warning = false, overlap = false;
 
 	for (;;) {
 		ssize_t len = read(fd_kmsg, rec, sizeof(rec) - 1);
@@ -437,9 +499,20 @@ static int kmsg_check(const char *op, unsigned int n)
 		rec[len] = 0;
 		msg = strchr(rec, ';');
 		msg = msg ? msg + 1 : rec;
-		if (verbose && strstr(msg, "FAULT_INJECTION: forcing a failure")) {
-			injected = true;
-			chain[0] = 0;
+		since_injected++;
+		if (strstr(msg, "FAULT_INJECTION: forcing a failure")) {
+			since_injected = 0;
+			if (verbose > 1) {
+				injected = true;
+				chain[0] = 0;
+			}
+			continue;
+		}
+		if (!alloc_warning && since_injected <= 4 && warn_alloc_line(msg))
+			alloc_warning = true;
+		if (alloc_warning) {
+			if (strstr(msg, "</TASK>"))
+				alloc_warning = false;
 			continue;
 		}
 		if (injected) {
@@ -454,11 +527,14 @@ static int kmsg_check(const char *op, unsigned int n)
 				bad("%s, failure point %u: kernel report:", op, n);
 			tail = 80;
 		}
+		overlap |= !!strstr(msg, "cacheline tracking EEXIST");
 		if (tail) {
 			tail--;
 			fputs(msg, stdout);
 		}
 	}
+	if (overlap)
+		dma_overlaps_print();
 	return found;
 }
 
@@ -741,8 +817,9 @@ struct op {
 	void (*finish)(struct state *s);
 	unsigned int sites;	/* SITE_*; 0: SITE_ALLOC */
 	const char *exclude;	/* a kernel function whose allocations are skipped */
-	int errs[3];		/* errnos the call may fail with; none: ENOMEM */
+	int errs[4];		/* errnos the call may fail with; none: ENOMEM */
 	bool rebinds;		/* device 1 is bound anew by each call */
+	bool slow;		/* minutes: left out under TC_FI_SKIP_SLOW=1 */
 };
 
 /* open */
@@ -1115,7 +1192,14 @@ static const struct op ops[] = {
 	  .undo = bo_create_undo },
 	{ .name = "bind", .needs_two_devices = true, .setup = bind_setup, .call = bind_call,
 	  .undo = bind_undo, .prepare = bind_prepare, .finish = bind_finish,
-	  .errs = { ENOMEM, ENOENT }, .rebinds = true,
+	  /*
+	   * ENOENT: request_firmware(); EINVAL and EBUSY: the PCI core's
+	   * pcim_iomap_region() (devres.c, 6.12) returns -EINVAL when
+	   * pci_iomap() fails (ioremap()'s allocations) and -EBUSY when the
+	   * region request fails (its resource's allocation); the driver
+	   * passes a helper's errno on, as drivers do
+	   */
+	  .errs = { ENOMEM, ENOENT, EINVAL, EBUSY }, .rebinds = true, .slow = true,
 	  /*
 	   * DRM core, not the driver: drm_minor_alloc() (drm_drv.c, 6.12)
 	   * registers drm_minor_alloc_release() before it allocates the
@@ -1358,6 +1442,7 @@ int main(int argc, char **argv)
 {
 	struct state s = { .fdx = -1 };
 	unsigned int max = getenv("TC_FI_MAX") ? atoi(getenv("TC_FI_MAX")) : 3000;
+	bool skip_slow = getenv("TC_FI_SKIP_SLOW") && atoi(getenv("TC_FI_SKIP_SLOW"));
 	int ran = 0;
 
 	if (argc < 2) {
@@ -1393,7 +1478,7 @@ int main(int argc, char **argv)
 	       ndevs, devs[0].pci, ndevs > 1 ? ", " : "", ndevs > 1 ? devs[1].pci : "");
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(ops); i++) {
-		bool want = argc == 2;
+		bool want = argc == 2 && !(ops[i].slow && skip_slow);
 
 		for (int a = 2; a < argc; a++)
 			want |= !strcmp(argv[a], ops[i].name);
