@@ -25,7 +25,8 @@
 #                  when one of them changes (and then ninja recompiles only
 #                  what changed).
 #
-# Every step is bounded by a timeout; concurrent callers serialise on a lock.
+# Every step is bounded by a timeout; builds serialise on a lock, which a
+# caller whose binary is cached never takes.
 set -euo pipefail
 
 sanitizers=no
@@ -111,15 +112,24 @@ link_out() {
 	ln -sfn "$bin" "$out"
 }
 
+# A cached binary needs no lock: an entry appears only whole (bin/KEY.tmp
+# renamed to bin/KEY below), so a caller never waits for another's build
+# (a sanitizer build, another target, another branch's device). Touching
+# the entry marks it used: the pruning at the end keeps recently used
+# entries, and one touched here is not pruned under the caller's feet.
+use_cached() {
+	[ -x "$bin" ] && touch -c "$cache/bin/$key" && [ -x "$bin" ] || return 1
+	link_out
+	log "cached ($key)"
+}
+use_cached && exit 0
+
 mkdir -p "$cache/src" "$cache/bin"
 exec 9>"$cache/lock"
 flock -w "$build_timeout" 9 || die "cache lock held for more than ${build_timeout}s"
 
-if [ -x "$bin" ]; then
-	link_out
-	log "cached ($key)"
-	exit 0
-fi
+# built meanwhile by the holder of the lock
+use_cached && exit 0
 
 # ---- 1. source ----------------------------------------------------------
 tree=$cache/src/tree
@@ -261,10 +271,15 @@ cp "$bdir/$emu" "$cache/bin/$key.tmp/"
 rm -rf "$cache/bin/$key"
 mv "$cache/bin/$key.tmp" "$cache/bin/$key"
 
-# Keep the six newest binaries of this target and kind (plain or with
-# sanitizers: switching branches back and forth is cheap) and any younger
-# than two hours (a test run elsewhere may still use it).
-ls -1dt "$cache"/bin/*/"$emu" 2>/dev/null | xargs -r -n1 dirname | while read -r d; do
+# Keep the six most recently built or used binaries of this target and
+# kind (plain or with sanitizers: switching branches back and forth is
+# cheap) and any built or used in the last two hours (a test run elsewhere
+# may still use it).
+# (the entries' own times: use_cached touches the entry, not the binary)
+ls -1dt "$cache"/bin/*/ 2>/dev/null | while read -r d; do
+	d=${d%/}
+	case $d in *.tmp) continue ;; esac
+	[ -x "$d/$emu" ] || continue
 	if [ -e "$d/.sanitizers" ]; then k=yes; else k=no; fi
 	[ $k != $sanitizers ] || echo "$d"
 done | tail -n +7 | while read -r old; do

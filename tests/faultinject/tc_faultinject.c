@@ -8,18 +8,27 @@
  * For each operation (open, close, BO_CREATE, BO_INFO, PRIME export,
  * PRIME import within a device and across devices, SUBMIT with BOs and
  * syncobjs, SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE,
- * BO_USERPTR), the kernel's per-task fail-nth makes the
- * n-th allocation of that one system call fail (slab and page allocator,
- * order 0 included, sleeping allocations included), for n = 1, 2, ... until
- * a call reaches no n-th allocation. After every injected failure:
+ * BO_USERPTR, and the probe: a PCI bind of the second engine), the kernel's per-task
+ * fail-nth makes the n-th allocation of that one system call fail (slab and
+ * page allocator, order 0 included, sleeping allocations included), for
+ * n = 1, 2, ... until a call reaches no n-th allocation. One more
+ * operation, submit_usercopy, fails SUBMIT's copies from and to user
+ * memory instead (CONFIG_FAULT_INJECTION_USERCOPY). After every injected
+ * failure:
  *
  *   - the call returned 0 (the failure was absorbed by a fallback) or an
- *     errno of the operation's documented set (ENOMEM);
+ *     errno of the operation's documented set (ENOMEM; EFAULT for a failed
+ *     copy; for bind also ENOENT: request_firmware() reports any failure to
+ *     read the image as a missing file, and EINVAL and EBUSY: the PCI
+ *     core's BAR mapping reports a failed ioremap() or region request so);
  *   - nothing leaks: the driver's BO count, BO bytes and pinned user bytes
  *     of both engines, the tilecopy dma-bufs, the open DRM clients, the
- *     module's references, this process's file descriptors and pinned
- *     pages (VmPin) are back to their baseline;
- *   - the same call, without injection, succeeds at once;
+ *     module's references, the engines bound, their interrupt lines, this
+ *     process's file descriptors and pinned pages (VmPin) are back to their
+ *     baseline (DMA mappings left behind: DMA-API debugging's check when
+ *     the driver is unloaded at the end of the boot, tests/qemu/init.sh);
+ *   - the same call, without injection, succeeds at once (bind: the next
+ *     normal bind works);
  *   - the kernel log got no report (REPORTS.ere: KASAN, lockdep, ...).
  *
  * kmemleak: the scan at the end of the boot (tests/qemu/init.sh, judged by
@@ -33,12 +42,21 @@
  * The process locks its memory first (mlockall): a page fault of its own in
  * an armed call would allocate and turn an injected failure into EFAULT.
  *
+ * bind: probe runs synchronously in the task that writes the PCI address
+ * to /sys/bus/pci/drivers/tilecopy/bind, so fail-nth reaches it. The second
+ * engine is unbound (its file of the sweep closed) before each armed bind;
+ * after a failed one it is bound again without injection. A failure point
+ * absorbed inside debugfs leaves the device without its debugfs files:
+ * its client count then reads as absent, which is no leak.
+ *
  * Environment: TC_FI_VERBOSE=2 makes the kernel print a stack for every
  * injected failure, and the sweep print each failure point's outcome with
  * its call chain ("point 3 -> ENOMEM: tc_gem_create_object < ..."); for
  * finding the sites, not for the gate (run-guest.sh then fails the boot on
  * the printed stacks). TC_FI_MAX=N bounds the failure points per operation
- * (default 3000).
+ * (default 3000). TC_FI_SKIP_SLOW=1 leaves out, unless named, the
+ * operations that take minutes (bind: ~400 points of ~1.5 s, each a probe
+ * and a removal under the debug kernel); make check-debug sets it.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -48,6 +66,9 @@
 #include <limits.h>
 #include <regex.h>
 #include <stdarg.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -180,10 +201,102 @@ static void find_devices(void)
 		die("no tilecopy device");
 }
 
+/* Where an armed call's failure points are: allocations, user copies. */
+#define SITE_ALLOC	1u	/* failslab, fail_page_alloc */
+#define SITE_USERCOPY	2u	/* fail_usercopy: copy_{from,to}_user, strncpy_from_user */
+
+static const char *const fault_dirs[] = { "failslab", "fail_page_alloc", "fail_usercopy" };
+static const unsigned int fault_dir_site[] = { SITE_ALLOC, SITE_ALLOC, SITE_USERCOPY };
+static bool have_usercopy;
+
+/*
+ * fail-nth counts every should_fail() of the task whose attribute's stack
+ * filter passes. A filter that requires a stack inside [0, 0) never passes
+ * (stacktrace-depth 0 makes it decide without a stack): that attribute's
+ * calls are then no failure points. The defaults (depth 32, any address)
+ * make every call one.
+ */
+static void fault_sites(unsigned int sites)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(fault_dirs); i++) {
+		bool on = sites & fault_dir_site[i];
+		char p[128];
+
+		if (fault_dir_site[i] == SITE_USERCOPY && !have_usercopy)
+			continue;
+		snprintf(p, sizeof(p), "/sys/kernel/debug/%s/stacktrace-depth", fault_dirs[i]);
+		if (!write_file(p, on ? "32" : "0"))
+			die("cannot write %s", p);
+		snprintf(p, sizeof(p), "/sys/kernel/debug/%s/require-end", fault_dirs[i]);
+		if (!write_file(p, on ? "18446744073709551615" : "0"))
+			die("cannot write %s", p);
+	}
+}
+
+/* [*start, *end) of a kernel function: its address and the next symbol's. */
+static bool kallsyms_range(const char *sym, unsigned long *start, unsigned long *end)
+{
+	char line[512], name[256];
+	unsigned long a;
+	FILE *f;
+
+	*start = 0;
+	*end = ~0ul;
+	for (int pass = 0; pass < 2; pass++) {
+		f = fopen("/proc/kallsyms", "re");
+		if (!f)
+			return false;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%lx %*s %255s", &a, name) != 2)
+				continue;
+			if (!pass && !*start && !strcmp(name, sym))
+				*start = a;
+			else if (pass && a > *start && a < *end)
+				*end = a;
+		}
+		fclose(f);
+		if (!*start)
+			return false;
+	}
+	return *end != ~0ul;
+}
+
+/*
+ * Allocations made inside [start, end) are no failure points (0, 0: none
+ * excluded): the stack filter's reject range, on both allocators.
+ */
+static void fault_reject(unsigned long start, unsigned long end)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(fault_dirs); i++) {
+		char p[128], v[32];
+
+		if (fault_dir_site[i] != SITE_ALLOC)
+			continue;
+		snprintf(p, sizeof(p), "/sys/kernel/debug/%s/reject-start", fault_dirs[i]);
+		snprintf(v, sizeof(v), "%lu", start);
+		if (!write_file(p, v))
+			die("cannot write %s", p);
+		snprintf(p, sizeof(p), "/sys/kernel/debug/%s/reject-end", fault_dirs[i]);
+		snprintf(v, sizeof(v), "%lu", end);
+		if (!write_file(p, v))
+			die("cannot write %s", p);
+	}
+}
+
 static void setup_fault_attrs(void)
 {
-	const char *level = getenv("TC_FI_VERBOSE") ? getenv("TC_FI_VERBOSE") : "0";
+	/*
+	 * At least 1: every injected failure logs a "FAULT_INJECTION: forcing
+	 * a failure" line, which tells the allocator's warning of that failure
+	 * from a report (kmsg_check(), tests/qemu/kernel-debug.sh).
+	 */
+	const char *level = getenv("TC_FI_VERBOSE") && atoi(getenv("TC_FI_VERBOSE")) > 1 ?
+			    getenv("TC_FI_VERBOSE") : "1";
 	static const char *const dirs[] = { "failslab", "fail_page_alloc" };
+
+	have_usercopy = !access("/sys/kernel/debug/fail_usercopy/require-end", W_OK);
+	if (have_usercopy && !write_file("/sys/kernel/debug/fail_usercopy/verbose", level))
+		die("cannot write fail_usercopy/verbose");
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char p[128];
@@ -196,6 +309,7 @@ static void setup_fault_attrs(void)
 			die("cannot write %s", p);			\
 	} while (0)
 		SET("verbose", level);
+		SET("verbose_ratelimit_interval_ms", "0");	/* every one */
 		SET("ignore-gfp-wait", "N");
 		if (!strcmp(dirs[i], "fail_page_alloc")) {
 			SET("ignore-gfp-highmem", "N");
@@ -205,6 +319,7 @@ static void setup_fault_attrs(void)
 		}
 #undef SET
 	}
+	fault_sites(SITE_ALLOC);
 }
 
 /* ---- the armed call --------------------------------------------------------- */
@@ -218,17 +333,54 @@ static void arm(unsigned int n)
 		die("write fail-nth: %s", strerror(errno));
 }
 
+/*
+ * Read and clear the armed thread's fail-nth from another thread, started
+ * before any arming: its copies to and from user memory are its own, so
+ * they are no failure points of ours (with fail_usercopy armed, our own
+ * read would consume, or be, the n-th point of a call that did not reach
+ * it). The armed thread asks through memory only and spins with
+ * sched_yield(): no allocation, no user copy of its own. fd_nth stays
+ * bound to the thread that opened it.
+ */
+static atomic_int disarm_req, disarm_done;
+static char disarm_buf[16];
+
+static void *disarm_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		if (!atomic_load(&disarm_req)) {
+			usleep(50);
+			continue;
+		}
+		memset(disarm_buf, 0, sizeof(disarm_buf));
+		if (pread(fd_nth, disarm_buf, sizeof(disarm_buf) - 1, 0) <= 0)
+			die("read fail-nth: %s", strerror(errno));
+		if (pwrite(fd_nth, "0", 1, 0) != 1)
+			die("clear fail-nth: %s", strerror(errno));
+		atomic_store(&disarm_req, 0);
+		atomic_store(&disarm_done, 1);
+	}
+	return NULL;
+}
+
+static void disarm_start(void)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, disarm_thread, NULL))
+		die("no disarm thread");
+	pthread_detach(t);
+}
+
 /* Disarm; returns how many failure points were still to go (0: it fired). */
 static unsigned int disarm(void)
 {
-	char buf[16] = "";
-	ssize_t n = pread(fd_nth, buf, sizeof(buf) - 1, 0);
-
-	if (n <= 0)
-		die("read fail-nth: %s", strerror(errno));
-	if (pwrite(fd_nth, "0", 1, 0) != 1)
-		die("clear fail-nth: %s", strerror(errno));
-	return (unsigned int)strtoul(buf, NULL, 10);
+	atomic_store(&disarm_done, 0);
+	atomic_store(&disarm_req, 1);
+	while (!atomic_load(&disarm_done))
+		sched_yield();
+	return (unsigned int)strtoul(disarm_buf, NULL, 10);
 }
 
 /* ---- kernel log ------------------------------------------------------------- */
@@ -274,15 +426,67 @@ static void chain_add(const char *msg)
 		 chain[0] ? " < " : "", fn, mod[0] ? " [" : "", mod, mod[0] ? "]" : "");
 }
 
+/*
+ * The allocator's own warning of a failed allocation without __GFP_NOWARN
+ * (warn_alloc(): its message, a stack, the memory state): vmalloc() warns
+ * so when the sweep fails its area or page-array allocation, e.g. in
+ * request_firmware()'s kernel_read_file() during bind. No report when it
+ * follows an injected failure's line within a few records; any other one
+ * (an allocation that failed on its own) still is.
+ */
+static bool warn_alloc_line(const char *msg)
+{
+	return strstr(msg, "page allocation failure: ") || strstr(msg, "vmalloc error: ");
+}
+
+/*
+ * After DMA-API's "cacheline tracking EEXIST" (a mapping the device may
+ * write, over a cache line another such mapping holds), the mappings that
+ * share a cache line, from dma-api/dump; none: the line's first mapping was
+ * freed without its unmap, and only its tracking entry stayed.
+ */
+static void dma_overlaps_print(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/dma-api/dump", "re");
+	static char lines[1 << 14][256];
+	static unsigned long long cln[1 << 14];
+	unsigned int n = 0, shown = 0;
+	char line[256];
+
+	if (!f) {
+		printf("  (no dma-api/dump: %s)\n", strerror(errno));
+		return;
+	}
+	while (n < ARRAY_SIZE(cln) && fgets(line, sizeof(line), f)) {
+		const char *c = strstr(line, " cln=");
+
+		if (!c || strstr(line, "DMA_TO_DEVICE"))
+			continue;	/* not tracked by cache line */
+		cln[n] = strtoull(c + 5, NULL, 16);
+		snprintf(lines[n++], sizeof(lines[0]), "%s", line);
+	}
+	fclose(f);
+	for (unsigned int i = 0; i < n; i++)
+		for (unsigned int j = 0; j < n; j++)
+			if (i != j && cln[i] == cln[j]) {
+				printf("  DMA-API mapping sharing a cache line: %s", lines[i]);
+				shown++;
+				break;
+			}
+	if (!shown)
+		printf("  DMA-API: no two live mappings share a cache line (%u tracked): "
+		       "the earlier mapping's memory was freed without its unmap\n", n);
+}
+
 /* Print and count the new kernel log records that match a report pattern;
  * after a match, up to 80 following records are printed (its stack). The
  * stack printed for an injected failure (TC_FI_VERBOSE=2) is no report: it
- * becomes chain. */
+ * becomes chain; nor is warn_alloc()'s dump of that failure. */
 static int kmsg_check(const char *op, unsigned int n)
 {
 	char rec[8192];
-	int found = 0, tail = 0;
-	bool injected = false;
+	int found = 0, tail = 0, since_injected = 100;
+	bool injected = false, alloc_warning = false, overlap = false;
 
 	for (;;) {
 		ssize_t len = read(fd_kmsg, rec, sizeof(rec) - 1);
@@ -295,9 +499,20 @@ static int kmsg_check(const char *op, unsigned int n)
 		rec[len] = 0;
 		msg = strchr(rec, ';');
 		msg = msg ? msg + 1 : rec;
-		if (verbose && strstr(msg, "FAULT_INJECTION: forcing a failure")) {
-			injected = true;
-			chain[0] = 0;
+		since_injected++;
+		if (strstr(msg, "FAULT_INJECTION: forcing a failure")) {
+			since_injected = 0;
+			if (verbose > 1) {
+				injected = true;
+				chain[0] = 0;
+			}
+			continue;
+		}
+		if (!alloc_warning && since_injected <= 4 && warn_alloc_line(msg))
+			alloc_warning = true;
+		if (alloc_warning) {
+			if (strstr(msg, "</TASK>"))
+				alloc_warning = false;
 			continue;
 		}
 		if (injected) {
@@ -312,11 +527,14 @@ static int kmsg_check(const char *op, unsigned int n)
 				bad("%s, failure point %u: kernel report:", op, n);
 			tail = 80;
 		}
+		overlap |= !!strstr(msg, "cacheline tracking EEXIST");
 		if (tail) {
 			tail--;
 			fputs(msg, stdout);
 		}
 	}
+	if (overlap)
+		dma_overlaps_print();
 	return found;
 }
 
@@ -325,6 +543,8 @@ static int kmsg_check(const char *op, unsigned int n)
 struct counters {
 	long bos[2], bo_bytes[2], pinned[2], clients[2];
 	long dmabufs, refcnt, fds, vmpin;
+	long bound;	/* engines bound to the driver */
+	long irqs;	/* /proc/interrupts lines of the driver */
 };
 
 /* VmPin of /proc/self/status, in kB: the pages this process has pinned. */
@@ -341,6 +561,42 @@ static long vmpin_kb(void)
 			v = strtol(line + 6, NULL, 10);
 	fclose(f);
 	return v;
+}
+
+/* Devices bound to tilecopy: their links in the driver's sysfs directory. */
+static long count_bound(void)
+{
+	DIR *d = opendir("/sys/bus/pci/drivers/tilecopy");
+	struct dirent *e;
+	long n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += strchr(e->d_name, ':') != NULL;
+	closedir(d);
+	return n;
+}
+
+/* Interrupt lines requested by the driver: named tilecopy-PCI-qN (queue
+ * vectors, INTx) or PCI (the global vector). */
+static long count_irqs(void)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/interrupts", "re");
+	long n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		bool mine = strstr(line, "tilecopy") != NULL;
+
+		for (int i = 0; i < ndevs && !mine; i++)
+			mine = strstr(line, devs[i].pci) != NULL;
+		n += mine;
+	}
+	fclose(f);
+	return n;
 }
 
 static void counters_read(struct counters *c)
@@ -361,6 +617,8 @@ static void counters_read(struct counters *c)
 	c->dmabufs = count_lines("/sys/kernel/debug/dma_buf/bufinfo", TC_DMABUF_LINE, 0);
 	c->refcnt = read_long("/sys/module/tilecopy/refcnt");
 	c->vmpin = vmpin_kb();
+	c->bound = count_bound();
+	c->irqs = count_irqs();
 	c->fds = 0;
 	{
 		DIR *d = opendir("/proc/self/fd");
@@ -373,17 +631,25 @@ static void counters_read(struct counters *c)
 	}
 }
 
-static bool counters_equal(const struct counters *a, const struct counters *b)
+/*
+ * @b back to @a? With @rebound (the bind operation), device 1 may have been
+ * bound with a failure absorbed inside debugfs: no clients file to read.
+ */
+static bool counters_equal(const struct counters *a, const struct counters *b, bool rebound)
 {
-	return !memcmp(a, b, sizeof(*a));
+	struct counters bb = *b;
+
+	if (rebound && bb.clients[1] == -1)
+		bb.clients[1] = a->clients[1];
+	return !memcmp(a, &bb, sizeof(*a));
 }
 
 static void counters_print(const char *what, const struct counters *c)
 {
-	printf("  %s: bos %ld/%ld, bo_bytes %ld/%ld, pinned_bytes %ld/%ld, clients %ld/%ld, dma-bufs %ld, module refs %ld, fds %ld, VmPin %ld kB\n",
+	printf("  %s: bos %ld/%ld, bo_bytes %ld/%ld, pinned_bytes %ld/%ld, clients %ld/%ld, dma-bufs %ld, module refs %ld, fds %ld, VmPin %ld kB, bound %ld, irqs %ld\n",
 	       what, c->bos[0], c->bos[1], c->bo_bytes[0], c->bo_bytes[1], c->pinned[0],
 	       c->pinned[1], c->clients[0], c->clients[1], c->dmabufs, c->refcnt, c->fds,
-	       c->vmpin);
+	       c->vmpin, c->bound, c->irqs);
 }
 
 /*
@@ -391,11 +657,11 @@ static void counters_print(const char *what, const struct counters *c)
  * signalled, so what a finished job held may go a moment later: poll, with
  * a bound far above any delay (the verdict does not depend on timing).
  */
-static bool counters_settle(const struct counters *base, struct counters *now)
+static bool counters_settle(const struct counters *base, struct counters *now, bool rebound)
 {
 	for (int i = 0; i < 6000; i++) {
 		counters_read(now);
-		if (counters_equal(base, now))
+		if (counters_equal(base, now, rebound))
 			return true;
 		usleep(10000);
 	}
@@ -546,6 +812,14 @@ struct op {
 	void (*setup)(struct state *s);
 	int (*call)(struct state *s);
 	void (*undo)(struct state *s, int ret);
+	/* once before and after the operation's sweep (may be NULL) */
+	void (*prepare)(struct state *s);
+	void (*finish)(struct state *s);
+	unsigned int sites;	/* SITE_*; 0: SITE_ALLOC */
+	const char *exclude;	/* a kernel function whose allocations are skipped */
+	int errs[4];		/* errnos the call may fail with; none: ENOMEM */
+	bool rebinds;		/* device 1 is bound anew by each call */
+	bool slow;		/* minutes: left out under TC_FI_SKIP_SLOW=1 */
 };
 
 /* open */
@@ -822,19 +1096,120 @@ static int bo_userptr_call(struct state *s)
 	return r;
 }
 
+/*
+ * bind: probe of device 1, run by the write to the driver's bind file. The
+ * sweep's file of device 1 is closed first (an open file keeps the
+ * unplugged drm_device, and its minor, until it is closed) and opened again
+ * on the new device at the end.
+ */
+#define TC_DRV_SYSFS "/sys/bus/pci/drivers/tilecopy"
+
+static bool dev1_bound(void)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), TC_DRV_SYSFS "/%s", devs[1].pci);
+	return !access(p, F_OK);
+}
+
+static int sysfs_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+static void bind_prepare(struct state *s)
+{
+	close(s->fdx);
+	s->fdx = -1;
+}
+static void bind_setup(struct state *s)
+{
+	int r;
+
+	if (dev1_bound() && (r = sysfs_write(TC_DRV_SYSFS "/unbind", devs[1].pci)))
+		die("unbind %s: %s", devs[1].pci, strerror(-r));
+	/* opened here: only the write is armed (probe runs inside it) */
+	s->tmpfd = open(TC_DRV_SYSFS "/bind", O_WRONLY | O_CLOEXEC);
+	if (s->tmpfd < 0)
+		die("open %s/bind: %s", TC_DRV_SYSFS, strerror(errno));
+}
+static int bind_call(struct state *s)
+{
+	return write(s->tmpfd, devs[1].pci, strlen(devs[1].pci)) < 0 ? -errno : 0;
+}
+static void bind_undo(struct state *s, int ret)
+{
+	int r;
+
+	close(s->tmpfd);
+	if (!ret && !dev1_bound())
+		bad("bind: the write succeeded but %s is not bound", devs[1].pci);
+	if (ret && dev1_bound())
+		bad("bind: the write failed (%s) but %s is bound", strerror(-ret), devs[1].pci);
+	if (!dev1_bound() && (r = sysfs_write(TC_DRV_SYSFS "/bind", devs[1].pci)))
+		bad("bind: the next normal bind of %s failed: %s", devs[1].pci, strerror(-r));
+}
+static void bind_finish(struct state *s)
+{
+	ndevs = 0;
+	find_devices();
+	if (ndevs > 1)
+		s->fdx = open_dev(1);
+	else
+		bad("bind: device 1 is gone after the sweep");
+}
+
 static const struct op ops[] = {
-	{ "open", false, open_setup, open_call, open_undo },
-	{ "close", false, close_setup, close_call, close_undo },
-	{ "bo_create", false, none_setup, bo_create_call, bo_create_undo },
-	{ "bo_info", false, bo_setup, bo_info_call, bo_undo },
-	{ "prime_export", false, bo_setup, export_call, export_undo },
-	{ "prime_import", false, import_same_setup, import_call, import_same_undo },
-	{ "prime_import_other_device", true, import_other_setup, import_call, import_other_undo },
-	{ "submit", false, submit_setup, submit_call, submit_undo },
-	{ "submit_many", false, submit_many_setup, submit_many_call, submit_many_undo },
-	{ "wait", false, wait_setup, wait_call, wait_undo },
-	{ "gem_close", false, bo_setup, gem_close_call, gem_close_undo },
-	{ "bo_userptr", false, none_setup, bo_userptr_call, bo_create_undo },
+	{ .name = "open", .setup = open_setup, .call = open_call, .undo = open_undo },
+	{ .name = "close", .setup = close_setup, .call = close_call, .undo = close_undo },
+	{ .name = "bo_create", .setup = none_setup, .call = bo_create_call,
+	  .undo = bo_create_undo },
+	{ .name = "bo_info", .setup = bo_setup, .call = bo_info_call, .undo = bo_undo },
+	{ .name = "prime_export", .setup = bo_setup, .call = export_call, .undo = export_undo },
+	{ .name = "prime_import", .setup = import_same_setup, .call = import_call,
+	  .undo = import_same_undo },
+	{ .name = "prime_import_other_device", .needs_two_devices = true,
+	  .setup = import_other_setup, .call = import_call, .undo = import_other_undo },
+	{ .name = "submit", .setup = submit_setup, .call = submit_call, .undo = submit_undo },
+	{ .name = "submit_many", .setup = submit_many_setup, .call = submit_many_call,
+	  .undo = submit_many_undo },
+	/* the copies of SUBMIT's struct, descriptors, BO handles and
+	 * in-syncobjs from user memory, and of the struct back: EFAULT (a job
+	 * whose ID could not be copied back still runs, and is freed) */
+	{ .name = "submit_usercopy", .setup = submit_setup, .call = submit_call,
+	  .undo = submit_undo, .sites = SITE_USERCOPY, .errs = { EFAULT } },
+	{ .name = "wait", .setup = wait_setup, .call = wait_call, .undo = wait_undo },
+	{ .name = "gem_close", .setup = bo_setup, .call = gem_close_call, .undo = gem_close_undo },
+	{ .name = "bo_userptr", .setup = none_setup, .call = bo_userptr_call,
+	  .undo = bo_create_undo },
+	{ .name = "bind", .needs_two_devices = true, .setup = bind_setup, .call = bind_call,
+	  .undo = bind_undo, .prepare = bind_prepare, .finish = bind_finish,
+	  /*
+	   * ENOENT: request_firmware(); EINVAL and EBUSY: the PCI core's
+	   * pcim_iomap_region() (devres.c, 6.12) returns -EINVAL when
+	   * pci_iomap() fails (ioremap()'s allocations) and -EBUSY when the
+	   * region request fails (its resource's allocation); the driver
+	   * passes a helper's errno on, as drivers do
+	   */
+	  .errs = { ENOMEM, ENOENT, EINVAL, EBUSY }, .rebinds = true, .slow = true,
+	  /*
+	   * DRM core, not the driver: drm_minor_alloc() (drm_drv.c, 6.12)
+	   * registers drm_minor_alloc_release() before it allocates the
+	   * minor's device, and that release calls put_device() on
+	   * minor->kdev even when it holds the ERR_PTR of a failed
+	   * drm_sysfs_minor_alloc(): a general protection fault in
+	   * kobject_put(), from devm_drm_dev_alloc() in tc_probe. Its
+	   * allocations are left out (TC_FI_EXCLUDE=none keeps them).
+	   */
+	  .exclude = "drm_sysfs_minor_alloc" },
 };
 
 /* ---- kmemleak --------------------------------------------------------------- */
@@ -906,17 +1281,41 @@ static const char *errname(int r)
 	return r ? strerror(-r) : "success";
 }
 
+/* Index of -@r in the operation's errnos, or -1. */
+static int op_errno(const struct op *op, int r)
+{
+	for (int i = 0; i < (int)ARRAY_SIZE(op->errs); i++)
+		if (op->errs[i] ? -r == op->errs[i] : (i == 0 && r == -ENOMEM))
+			return i;
+	return -1;
+}
+
 static void sweep(const struct op *op, struct state *s, unsigned int max)
 {
-	unsigned int n, left = 0, failed_calls = 0, absorbed = 0, errs = 0;
+	unsigned int n, left = 0, failed_calls[ARRAY_SIZE(op->errs)] = { 0 };
+	unsigned int absorbed = 0, errs = 0, nfailed = 0;
 	struct counters base, now;
 	bool leak_reported = false;
 	time_t t0 = time(NULL);
+	char how[128] = "";
 
+	if (op->prepare)
+		op->prepare(s);
+	fault_sites(op->sites ? op->sites : SITE_ALLOC);
+	if (op->exclude && !(getenv("TC_FI_EXCLUDE") && !strcmp(getenv("TC_FI_EXCLUDE"), "none"))) {
+		unsigned long a, b;
+
+		if (!kallsyms_range(op->exclude, &a, &b))
+			die("%s: no %s in /proc/kallsyms", op->name, op->exclude);
+		fault_reject(a, b);
+		printf("  %s: allocations inside %s are no failure points (a DRM core bug)\n",
+		       op->name, op->exclude);
+	}
 	counters_read(&base);
 	kmsg_check(op->name, 0);
 	for (n = 1; n <= max; n++) {
-		int r, r2;
+		int64_t tp = now_ns();
+		int r, r2, e;
 
 		op->setup(s);
 		arm(n);
@@ -926,24 +1325,26 @@ static void sweep(const struct op *op, struct state *s, unsigned int max)
 		if (verbose && !left) {
 			chain[0] = 0;
 			kmsg_check(op->name, n);
-			printf("  point %u -> %s: %s\n", n, errname(r),
-			       chain[0] ? chain : "(no stack: a __GFP_NOWARN allocation)");
+			printf("  point %u -> %s: %s (%.1f s)\n", n, errname(r),
+			       chain[0] ? chain : "(no stack: a __GFP_NOWARN allocation)",
+			       (now_ns() - tp) / 1e9);
 		}
 
+		e = op_errno(op, r);
 		if (left) {
 			/* n-th point not reached: the call ran clean. */
 			if (r)
 				bad("%s: fails without an injected failure: %s", op->name, errname(r));
 		} else if (!r) {
 			absorbed++;
-		} else if (r == -ENOMEM) {
-			failed_calls++;
+		} else if (e >= 0) {
+			failed_calls[e]++;
 		} else {
 			if (errs++ < 10)
-				bad("%s, failure point %u: returned %s, not ENOMEM", op->name, n,
-				    errname(r));
+				bad("%s, failure point %u: returned %s, not an errno of the operation",
+				    op->name, n, errname(r));
 		}
-		if (!counters_settle(&base, &now) && !leak_reported) {
+		if (!counters_settle(&base, &now, op->rebinds) && !leak_reported) {
 			bad("%s, failure point %u (call returned %s): something was left behind",
 			    op->name, n, errname(r));
 			counters_print("before", &base);
@@ -954,6 +1355,9 @@ static void sweep(const struct op *op, struct state *s, unsigned int max)
 		kmsg_check(op->name, n);
 		if (left)
 			break;
+		/* bind: after a failed bind, undo bound it normally already */
+		if (op->rebinds && r)
+			continue;
 
 		/* The same call right after, without injection, works. */
 		op->setup(s);
@@ -962,17 +1366,29 @@ static void sweep(const struct op *op, struct state *s, unsigned int max)
 		if (r2)
 			bad("%s: the call after failure point %u failed: %s", op->name, n,
 			    errname(r2));
-		counters_settle(&base, &now);
+		counters_settle(&base, &now, op->rebinds);
 	}
 	if (n > max)
 		bad("%s: more than %u failure points; raise TC_FI_MAX", op->name, max);
-	printf("RESULT %s: %u failure points reached, %u failed the call with ENOMEM, %u absorbed, %u other (%ld s)\n",
-	       op->name, n - 1, failed_calls, absorbed, errs, (long)(time(NULL) - t0));
+	fault_sites(SITE_ALLOC);
+	fault_reject(0, 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(op->errs); i++) {
+		int err = op->errs[i] ? op->errs[i] : i == 0 ? ENOMEM : 0;
+
+		nfailed += failed_calls[i];
+		if (err && (failed_calls[i] || i == 0))
+			snprintf(how + strlen(how), sizeof(how) - strlen(how), "%s%s %u",
+				 i ? ", " : "", strerrorname_np(err), failed_calls[i]);
+	}
+	printf("RESULT %s: %u failure points reached, %u failed the call (%s), %u absorbed, %u other (%ld s)\n",
+	       op->name, n - 1, nfailed, how, absorbed, errs, (long)(time(NULL) - t0));
 	if (left > 1)	/* allocations depend a little on the state */
 		printf("  note: the clean call reached %u points\n", n - left);
 	if (getenv("TC_FI_KMEMLEAK") && atoi(getenv("TC_FI_KMEMLEAK")))
 		kmemleak_ours(op->name);
 	kmsg_check(op->name, n);
+	if (op->finish)
+		op->finish(s);
 }
 
 static void load_patterns(const char *path)
@@ -1026,6 +1442,7 @@ int main(int argc, char **argv)
 {
 	struct state s = { .fdx = -1 };
 	unsigned int max = getenv("TC_FI_MAX") ? atoi(getenv("TC_FI_MAX")) : 3000;
+	bool skip_slow = getenv("TC_FI_SKIP_SLOW") && atoi(getenv("TC_FI_SKIP_SLOW"));
 	int ran = 0;
 
 	if (argc < 2) {
@@ -1045,6 +1462,7 @@ int main(int argc, char **argv)
 	fd_nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
 	if (fd_nth < 0)
 		die("fail-nth: %s", strerror(errno));
+	disarm_start();
 	s.fd = open_dev(0);
 	s.fd2 = open_dev(0);
 	if (ndevs > 1)
@@ -1060,7 +1478,7 @@ int main(int argc, char **argv)
 	       ndevs, devs[0].pci, ndevs > 1 ? ", " : "", ndevs > 1 ? devs[1].pci : "");
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(ops); i++) {
-		bool want = argc == 2;
+		bool want = argc == 2 && !(ops[i].slow && skip_slow);
 
 		for (int a = 2; a < argc; a++)
 			want |= !strcmp(argv[a], ops[i].name);
@@ -1068,6 +1486,10 @@ int main(int argc, char **argv)
 			continue;
 		if (ops[i].needs_two_devices && ndevs < 2) {
 			bad("%s needs two engines (run-guest.sh --devices 2)", ops[i].name);
+			continue;
+		}
+		if ((ops[i].sites & SITE_USERCOPY) && !have_usercopy) {
+			bad("%s needs fail_usercopy (CONFIG_FAULT_INJECTION_USERCOPY)", ops[i].name);
 			continue;
 		}
 		sweep(&ops[i], &s, max);

@@ -72,7 +72,7 @@ module-debug: $(DEBUG_KO)
 $(FI_BIN): tests/faultinject/tc_faultinject.c include/uapi/drm/tilecopy_accel.h include/hw/tilecopy_hw.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE -o $@ $< \
-		$(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm)
+		$(shell pkg-config --libs libdrm 2>/dev/null || echo -ldrm) -pthread
 
 faultinject-tests: $(FI_BIN)
 ALL_TARGETS += $(FI_BIN)

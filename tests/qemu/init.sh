@@ -94,12 +94,57 @@ rc=$?
 # busybox timeout kills with SIGTERM: 143
 [ $rc = 143 ] && echo "guest-init: command killed after the ${GUEST_TIMEOUT}s timeout (--timeout)" >>/results/init.log
 echo "guest-init: command exited with $rc" >/dev/console
+
+# Teardown, on either kernel: unload the driver if it is loaded, so that
+# every boot runs the removal of each engine and the module's exit, and
+# the verdict below sees what they print. On the debug kernel that is
+# DMA-API debugging's check that the driver left no mapping behind (at
+# unbind: the only check of a DMA_TO_DEVICE mapping never unmapped, which
+# its cacheline tracking skips), debugobjects' check of works and timers
+# freed while active, drm_mm_takedown() of every address space (names, with
+# DRM_DEBUG_MM, who inserted a node left in it), and kmemleak's scans below
+# after the removal has freed all it should. Processes of the command still
+# alive (helpers it left behind) are killed first: a file they hold open
+# would keep the module. rmmod failing then means a reference nobody
+# holds any more (a leaked file, dma-buf or fence reference): the run fails.
+if grep -q '^tilecopy ' /proc/modules; then
+	kill -KILL -1 2>/dev/null	# every process but init
+	# The module's .text, to place the frames of its code that kmemleak
+	# prints as bare addresses once it is unloaded.
+	cat /sys/module/tilecopy/sections/.text >/results/tilecopy.text 2>/dev/null
+	rmmod_ok=0
+	for _ in 1 2 3 4 5 6 7 8 9 10; do	# killed processes' files close as they exit
+		timeout 120 rmmod tilecopy 2>/results/rmmod.err
+		case $? in
+		0) rmmod_ok=1; break ;;
+		1) sleep 1 ;;		# in use
+		*) echo "(rmmod did not finish in 120 s)" >>/results/rmmod.err; break ;;
+		esac
+	done
+	if [ $rmmod_ok = 0 ]; then
+		{
+			echo "guest-init: rmmod tilecopy failed at the end of the run: $(cat /results/rmmod.err)"
+			echo "guest-init: $(grep '^tilecopy ' /proc/modules) (name size refcount users ...)"
+			for f in /proc/[0-9]*/fd/*; do
+				case $(readlink "$f" 2>/dev/null) in
+				/dev/accel/*|/dev/dri/*|*dmabuf*|*sync_file*)
+					p=${f#/proc/}
+					echo "guest-init: still open: $(readlink "$f") by pid ${p%%/*} ($(cat /proc/${p%%/*}/comm))" ;;
+				esac
+			done
+		} >>/results/init.log
+		[ $rc = 0 ] && rc=1
+	fi
+fi
+
 # kmemleak reports an object found unreferenced, with the same checksum,
 # in two scans, and at least 5 s old at the second one (each scan takes
 # longer than that here).
 if [ "${GUEST_KERNEL:-stock}" = debug ]; then
 	echo scan >/sys/kernel/debug/kmemleak && echo scan >/sys/kernel/debug/kmemleak &&
 		cat /sys/kernel/debug/kmemleak >/results/kmemleak
+	# every error DMA-API debugging counted, printed or not
+	cat /sys/kernel/debug/dma-api/error_count >/results/dma-api-errors
 fi
 # A test that clears the kernel log keeps what it cleared in dmesg.cleared
 # (tests/guest/fw-failures.sh): the verdict reads all of it.

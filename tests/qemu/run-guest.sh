@@ -27,8 +27,10 @@
 # /tmp/results (a writable share whose files survive the run). It also gets
 # TC_MODULE, TC_MODULE_ARGS, TC_FW_DIR, TC_DEVICE_PROPS, TC_EXPECT_DEVICES
 # and, when set on the host, TC_REQUIRE_DEVICE, CK_RUN_CASE, CK_VERBOSITY. Its output is
-# printed. Exit status: COMMAND's; 1 if dmesg has a WARNING, BUG, oops,
-# KASAN or UBSAN line (printed) although COMMAND passed; 125 when the guest
+# printed. After COMMAND, the guest unloads tilecopy if it is loaded
+# (tests/qemu/init.sh: removal and module exit in every boot). Exit status:
+# COMMAND's; 1 if dmesg has a WARNING, BUG, oops, KASAN or UBSAN line
+# (printed), or the unload failed, although COMMAND passed; 125 when the guest
 # could not run it (boot failure, timeout: the console log is printed).
 #
 # Environment (the defaults are for x86_64; arch-arm64.sh has its own):
@@ -242,7 +244,8 @@ qemu_cmd=("$qemu" $QEMU_FIRMWARE_ARGS -accel "tcg,thread=$tcg_thread" "${machine
 start=$(date +%s.%N)
 for attempt in 1 2; do
 	set +e
-	timeout --kill-after=10 $((timeout_s + 120)) "${qemu_cmd[@]}" >"$res/qemu.log" 2>&1
+	# the margin: boot, the driver's unload and kmemleak's scans (init.sh)
+	timeout --kill-after=10 $((timeout_s + 240)) "${qemu_cmd[@]}" >"$res/qemu.log" 2>&1
 	qrc=$?
 	set -e
 	# A guest that died before /init mounted the shares ran nothing of
