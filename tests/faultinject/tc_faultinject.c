@@ -7,7 +7,8 @@
  *
  * For each operation (open, close, BO_CREATE, BO_INFO, PRIME export,
  * PRIME import within a device and across devices, SUBMIT with BOs and
- * syncobjs, SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE,
+ * syncobjs, SUBMIT as a file's first job (its descriptor pool's first
+ * slot), SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE,
  * BO_USERPTR), the kernel's per-task fail-nth makes the
  * n-th allocation of that one system call fail (slab and page allocator,
  * order 0 included, sleeping allocations included), for n = 1, 2, ... until
@@ -734,6 +735,38 @@ static void submit_undo(struct state *s, int ret)
 	gem_close(s->fd, s->bo2);
 }
 
+/*
+ * SUBMIT as a file's first job: its descriptors get the first slot of the
+ * file's descriptor pool, allocated and mapped in the call.
+ */
+static void submit_first_setup(struct state *s)
+{
+	s->tmpfd = open_dev(0);
+	s->bo = bo_new(s->tmpfd, &s->va);
+	s->bos[0] = s->bo;
+	desc_copy(&s->desc, s->va, s->va);
+	s->desc.extent[0] = 1;
+}
+static int submit_first_call(struct state *s)
+{
+	struct drm_tilecopy_submit sub;
+	int r;
+
+	submit_args(&sub, &s->desc, s->bos, 1, NULL, 0, 0);
+	r = xioctl(s->tmpfd, DRM_IOCTL_TILECOPY_SUBMIT, &sub);
+	s->job = sub.job_id;
+	return r;
+}
+static void submit_first_undo(struct state *s, int ret)
+{
+	uint32_t st;
+
+	if (!ret && (job_wait(s->tmpfd, s->job, &st) || st != DRM_TILECOPY_STATUS_OK))
+		bad("submit_first: the submitted job did not finish (status %u)", st);
+	gem_close(s->tmpfd, s->bo);
+	close(s->tmpfd);
+}
+
 /* SUBMIT of 256 descriptors over 16 BOs (larger arrays, multi-page DMA) */
 static void submit_many_setup(struct state *s)
 {
@@ -831,6 +864,7 @@ static const struct op ops[] = {
 	{ "prime_import", false, import_same_setup, import_call, import_same_undo },
 	{ "prime_import_other_device", true, import_other_setup, import_call, import_other_undo },
 	{ "submit", false, submit_setup, submit_call, submit_undo },
+	{ "submit_first", false, submit_first_setup, submit_first_call, submit_first_undo },
 	{ "submit_many", false, submit_many_setup, submit_many_call, submit_many_undo },
 	{ "wait", false, wait_setup, wait_call, wait_undo },
 	{ "gem_close", false, bo_setup, gem_close_call, gem_close_undo },
