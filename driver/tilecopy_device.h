@@ -46,6 +46,15 @@
 #define TC_FILE_MAX_JOBS	256
 #define TC_FILE_MAX_DESC_BYTES	(20ull << 20)
 
+/*
+ * Descriptor slots per open file for jobs of one page of descriptors (16):
+ * allocated and mapped once, they spare such a job a vmalloc, an sg table,
+ * a DMA mapping and an engine MMU mapping and unmapping (docs/performance.md).
+ * 16 cover a few jobs in flight on each queue; more small jobs at once take
+ * the large jobs' path. 64 KiB per file at most, allocated as used.
+ */
+#define TC_DESC_POOL_SLOTS	16
+
 /* Hangs (TIMEOUT) after which a file is banned, as i915 and xe do. */
 #define TC_BAN_HANGS		3
 
@@ -161,7 +170,8 @@ struct tc_stats {
  * @dma_lock: protects @dma_ctxs, @dma_bos and @dma_jobs.
  * @dma_ctxs: address spaces (their page tables), struct tc_mmu_ctx.
  * @dma_bos: buffer objects with a device mapping, struct tc_bo.
- * @dma_jobs: jobs whose descriptors are DMA-mapped, struct tc_job_descs.
+ * @dma_jobs: DMA-mapped descriptors of jobs and of the files' descriptor
+ *	pools (&tc_mmu_ctx.pool_free), struct tc_job_descs.
  *	The three lists are what tc_device_dma_release() undoes at removal:
  *	files may stay open, and nothing may stay mapped to a device the
  *	driver no longer owns. Entries are added inside drm_dev_enter(), so

@@ -75,12 +75,12 @@ static void tc_queue_ring_write(struct tc_queue *q, struct tc_job *job)
 
 	memset(e, 0, sizeof(*e));
 	/* Little endian in memory; the shared header types them __u32/__u64. */
-	e->desc_addr = (__force u64)cpu_to_le64(job->descs.node.start);
+	e->desc_addr = (__force u64)cpu_to_le64(job->descs->node.start);
 	e->desc_count = (__force u32)cpu_to_le32(job->desc_count);
 	e->ctx = (__force u32)cpu_to_le32(job->ctx->slot);
 	e->seqno = (__force u64)cpu_to_le64(job->seqno);
 	e->flags = (__force u32)cpu_to_le32(TC_RING_F_DESC_VA |
-					     (job->descs.wide ? TC_RING_F_DESC_256 : 0));
+					     (job->descs->wide ? TC_RING_F_DESC_256 : 0));
 	q->tail++;
 }
 
@@ -297,13 +297,17 @@ out_exit:
 	return ERR_PTR(ret);
 }
 
-static void tc_job_descs_free(struct tc_job *job)
+/**
+ * tc_job_descs_free() - unmap and free descriptors
+ * @tdev: device
+ * @ctx: address space they are mapped in
+ * @d: a job's own descriptors, or a pool slot (tc_desc_pool_fini())
+ */
+void tc_job_descs_free(struct tc_device *tdev, struct tc_mmu_ctx *ctx,
+		       struct tc_job_descs *d)
 {
-	struct tc_job_descs *d = &job->descs;
-	struct tc_device *tdev = job->tdev;
-
 	if (d->va_mapped)
-		tc_mmu_unmap(job->ctx, &d->node);
+		tc_mmu_unmap(ctx, &d->node);
 	mutex_lock(&tdev->dma_lock);
 	if (d->dma_mapped) {
 		dma_unmap_sgtable(tdev->base.dev, &d->sgt, DMA_TO_DEVICE, 0);
@@ -313,6 +317,44 @@ static void tc_job_descs_free(struct tc_job *job)
 	mutex_unlock(&tdev->dma_lock);
 	sg_free_table(&d->sgt);
 	vfree(d->cpu);
+	kfree(d);
+}
+
+/*
+ * The job is freed: the engine no longer reads its descriptors (it
+ * finished the job, a reset stopped it, or the job never reached it), so
+ * a pool slot may serve the next job, still mapped.
+ */
+static void tc_job_descs_put(struct tc_job *job)
+{
+	struct tc_job_descs *d = job->descs;
+	struct tc_mmu_ctx *ctx = job->ctx;
+
+	if (!d)
+		return;
+	if (!d->pooled) {
+		tc_job_descs_free(job->tdev, ctx, d);
+		return;
+	}
+	spin_lock(&ctx->pool_lock);
+	list_add(&d->pool_link, &ctx->pool_free);
+	spin_unlock(&ctx->pool_lock);
+}
+
+/**
+ * tc_desc_pool_fini() - free an address space's descriptor slots
+ * @ctx: address space being released: no job holds a slot any more
+ */
+void tc_desc_pool_fini(struct tc_mmu_ctx *ctx)
+{
+	struct tc_job_descs *d, *tmp;
+
+	list_for_each_entry_safe(d, tmp, &ctx->pool_free, pool_link) {
+		list_del(&d->pool_link);
+		tc_job_descs_free(ctx->tdev, ctx, d);
+		ctx->pool_slots--;
+	}
+	WARN_ON(ctx->pool_slots);
 }
 
 /**
@@ -328,7 +370,7 @@ void tc_job_free(struct tc_job *job)
 	struct tc_mmu_ctx *ctx = job->ctx;
 	u32 i;
 
-	tc_job_descs_free(job);
+	tc_job_descs_put(job);
 	for (i = 0; i < job->map_count; i++) {
 		if (job->maps[i])
 			tc_bo_map_release(job->maps[i]);
@@ -344,7 +386,7 @@ void tc_job_free(struct tc_job *job)
 		tc_job_result_finished(job->result);
 	tc_job_uncount(job);
 	if (job->charged)
-		atomic64_sub(job->descs.bytes, &ctx->desc_bytes);
+		atomic64_sub(job->desc_bytes, &ctx->desc_bytes);
 	tc_mmu_ctx_put(ctx);
 	kfree(job);
 	if (atomic_dec_and_test(&tdev->jobs_alive))

@@ -55,6 +55,10 @@ struct tc_job_result {
  *	the submitter cannot change it after the checks. With @wide false,
  *	packed 192 bytes apart once checked (no longer an array of structs).
  * @bytes: bytes allocated, whole pages.
+ * @pooled: a slot of the address space's descriptor pool
+ *	(&tc_mmu_ctx.pool_free), allocated and mapped once and used by one
+ *	job at a time; else the job's own, mapped for it and freed with it.
+ * @pool_link: entry in &tc_mmu_ctx.pool_free while no job uses the slot.
  * @wide: the engine reads struct drm_tilecopy_desc of 256 bytes
  *	(TC_RING_F_DESC_256, an engine with TC_CAP_CONVERT); else the first
  *	192 bytes of each, 192 apart (an engine of version 1.1).
@@ -71,6 +75,8 @@ struct tc_job_result {
 struct tc_job_descs {
 	struct drm_tilecopy_desc *cpu;
 	size_t bytes;
+	bool pooled;
+	struct list_head pool_link;
 	bool wide;
 	struct sg_table sgt;
 	struct drm_mm_node node;
@@ -105,7 +111,9 @@ struct tc_job_outcome {
  * @maps: mappings of the job's BOs, held until the job is freed; each
  *	holds a reference to its GEM object too.
  * @map_count: entries of @maps.
- * @descs: the descriptors.
+ * @descs: the descriptors: a pool slot or the job's own (NULL before
+ *	SUBMIT copied them).
+ * @desc_bytes: descriptor memory charged to the context (whole pages).
  * @desc_count: descriptors.
  * @bytes: bytes the job writes (for the bytes-moved counter).
  * @elems: elements the job writes (the work bound).
@@ -134,7 +142,8 @@ struct tc_job {
 	struct tc_mmu_ctx *ctx;
 	struct tc_bo_map **maps;
 	u32 map_count;
-	struct tc_job_descs descs;
+	struct tc_job_descs *descs;
+	u64 desc_bytes;
 	u32 desc_count;
 	u64 bytes;
 	u64 elems;
@@ -173,6 +182,9 @@ void tc_job_result_finished(struct tc_job_result *res);
 void tc_device_jobs_init(struct tc_device *tdev);
 void tc_device_jobs_drain(struct tc_device *tdev);
 void tc_jobs_dma_release(struct tc_device *tdev);
+void tc_job_descs_free(struct tc_device *tdev, struct tc_mmu_ctx *ctx,
+		       struct tc_job_descs *d);
+void tc_desc_pool_fini(struct tc_mmu_ctx *ctx);
 u64 tc_job_timeout_ns(void);
 
 /* tilecopy_reset.c: hangs, faults, forced resets, wedging, removal */

@@ -7,6 +7,7 @@
 #include <drm/drm_print.h>
 
 #include "tilecopy_device.h"
+#include "tilecopy_job.h"
 #include "tilecopy_mmu.h"
 
 /* Level shifts of the 39-bit VA: L1 VA[38:30], L2 VA[29:21], L3 VA[20:12]. */
@@ -364,6 +365,8 @@ struct tc_mmu_ctx *tc_mmu_ctx_create(struct tc_device *tdev)
 	ctx->tdev = tdev;
 	ctx->slot = -1;
 	mutex_init(&ctx->lock);
+	spin_lock_init(&ctx->pool_lock);
+	INIT_LIST_HEAD(&ctx->pool_free);
 	/* listed before the removal's drm_dev_unplug() returns, or never made */
 	if (!drm_dev_enter(&tdev->base, &idx)) {
 		ret = -ENODEV;
@@ -400,6 +403,7 @@ void tc_mmu_ctx_release(struct kref *ref)
 	struct tc_device *tdev = ctx->tdev;
 
 	tc_mmu_slot_release(tdev, ctx);
+	tc_desc_pool_fini(ctx);
 	WARN_ON(!drm_mm_clean(&ctx->mm));
 	drm_mm_takedown(&ctx->mm);
 	mutex_lock(&tdev->dma_lock);

@@ -6,6 +6,7 @@
 
 #include <linux/kref.h>
 #include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/scatterlist.h>
 #include <drm/drm_mm.h>
 
@@ -44,6 +45,13 @@ struct tc_pt {
  * @gone: the device was removed and the tables freed with it
  *	(tc_mmu_dma_release()): @mm still holds the ranges of live mappings.
  * @link: entry in &tc_device.dma_ctxs.
+ * @pool_lock: protects @pool_free and @pool_slots.
+ * @pool_free: descriptor slots of small jobs (struct tc_job_descs, one
+ *	page each, TC_DESC_POOL_SLOTS at most) that no job uses: DMA- and
+ *	MMU-mapped once, when first needed, and kept until the context goes.
+ *	A job gives its slot back when it is freed, once the engine is done
+ *	with it, as it would free descriptors of its own.
+ * @pool_slots: slots allocated, free or used by a job.
  */
 struct tc_mmu_ctx {
 	struct kref ref;
@@ -59,6 +67,9 @@ struct tc_mmu_ctx {
 	struct tc_pt root;
 	bool gone;
 	struct list_head link;
+	spinlock_t pool_lock;	/* @pool_free, @pool_slots */
+	struct list_head pool_free;
+	unsigned int pool_slots;
 };
 
 struct tc_mmu_ctx *tc_mmu_ctx_create(struct tc_device *tdev);

@@ -322,12 +322,12 @@ static bool tc_desc_row_ok(const struct drm_tilecopy_desc *d)
 /* Check one descriptor; add what it writes to the job's totals. */
 static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 {
-	const struct drm_tilecopy_desc *d = &job->descs.cpu[i];
+	const struct drm_tilecopy_desc *d = &job->descs->cpu[i];
 	u64 max = job->tdev->max_job_elems, span, elems, bits;
 	int ret;
 
 	/* the typed fields of ABI 1.2, for an engine that has them */
-	if (!job->descs.wide &&
+	if (!job->descs->wide &&
 	    memchr_inv((const u8 *)d + DRM_TILECOPY_DESC_SIZE_1_0, 0,
 		       sizeof(*d) - DRM_TILECOPY_DESC_SIZE_1_0)) {
 		drm_dbg(dev, "desc %u: typed, but the engine does not convert\n", i);
@@ -386,53 +386,10 @@ static int tc_desc_check(struct drm_device *dev, struct tc_job *job, u32 i)
 	return 0;
 }
 
-/*
- * Copy the descriptors into kernel memory, each @desc_size bytes apart in
- * the user's array. A caller's smaller struct (192 bytes, before ABI 1.2)
- * has its missing fields taken as zero; bytes beyond the struct this
- * driver knows must be zero (the uAPI may grow: a zero field means "not
- * used").
- */
-static int tc_job_descs_copy(struct drm_device *dev, struct tc_job *job,
-			     const struct drm_tilecopy_submit *args)
+/* Map descriptors read-only into @ctx, where the engine fetches them. */
+static int tc_job_descs_map(struct tc_device *tdev, struct tc_mmu_ctx *ctx,
+			    struct tc_job_descs *d)
 {
-	const size_t known = sizeof(struct drm_tilecopy_desc);
-	const size_t len = min_t(size_t, args->desc_size, known);
-	const u8 __user *src = u64_to_user_ptr(args->descs);
-	struct tc_job_descs *d = &job->descs;
-	u32 i;
-	int ret;
-
-	/* Charged to the submitter; pages, not contiguous memory. */
-	d->cpu = __vmalloc(d->bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_ZERO);
-	if (!d->cpu)
-		return -ENOMEM;
-	job->desc_count = args->desc_count;
-	d->wide = job->tdev->caps & TC_CAP_CONVERT;
-	if (args->desc_size == known)
-		return copy_from_user(d->cpu, src, known * job->desc_count) ?
-		       -EFAULT : 0;
-	for (i = 0; i < job->desc_count; i++, src += args->desc_size) {
-		if (copy_from_user(&d->cpu[i], src, len))
-			return -EFAULT;
-		if (args->desc_size <= known)
-			continue;
-		ret = check_zeroed_user(src + known, args->desc_size - known);
-		if (ret <= 0) {
-			if (!ret)
-				drm_dbg(dev, "desc %u: bytes beyond %zu are not zero\n",
-					i, known);
-			return ret ? ret : -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* Map the checked copy read-only into the job's address space. */
-static int tc_job_descs_map(struct tc_job *job)
-{
-	struct tc_job_descs *d = &job->descs;
-	struct tc_device *tdev = job->tdev;
 	size_t i, npages = d->bytes >> PAGE_SHIFT;
 	struct page **pages;
 	int ret, idx;
@@ -460,10 +417,145 @@ static int tc_job_descs_map(struct tc_job *job)
 	drm_dev_exit(idx);
 	if (ret)
 		return ret;
-	ret = tc_mmu_map(job->ctx, &d->node, &d->sgt, d->bytes, false);
+	ret = tc_mmu_map(ctx, &d->node, &d->sgt, d->bytes, false);
 	if (ret)
 		return ret;
 	d->va_mapped = true;
+	return 0;
+}
+
+/* Charged to the submitter; pages, not contiguous memory. */
+static struct tc_job_descs *tc_job_descs_alloc(size_t bytes)
+{
+	struct tc_job_descs *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
+
+	if (!d)
+		return NULL;
+	d->bytes = bytes;
+	d->cpu = __vmalloc(bytes, GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_ZERO);
+	if (!d->cpu) {
+		kfree(d);
+		return NULL;
+	}
+	return d;
+}
+
+/*
+ * A free slot of @ctx's descriptor pool, a new one while the pool is below
+ * TC_DESC_POOL_SLOTS, or NULL when every slot is in use (the job then gets
+ * descriptors of its own).
+ */
+static struct tc_job_descs *tc_desc_pool_get(struct tc_device *tdev,
+					     struct tc_mmu_ctx *ctx)
+{
+	struct tc_job_descs *d;
+	bool grow = false;
+	int ret;
+
+	spin_lock(&ctx->pool_lock);
+	d = list_first_entry_or_null(&ctx->pool_free, struct tc_job_descs,
+				     pool_link);
+	if (d)
+		list_del(&d->pool_link);
+	else if (ctx->pool_slots < TC_DESC_POOL_SLOTS)
+		grow = true;
+	if (grow)
+		ctx->pool_slots++;
+	spin_unlock(&ctx->pool_lock);
+	if (!grow)
+		return d;
+
+	d = tc_job_descs_alloc(PAGE_SIZE);
+	ret = d ? tc_job_descs_map(tdev, ctx, d) : -ENOMEM;
+	if (ret) {
+		if (d)
+			tc_job_descs_free(tdev, ctx, d);
+		spin_lock(&ctx->pool_lock);
+		ctx->pool_slots--;
+		spin_unlock(&ctx->pool_lock);
+		return ERR_PTR(ret);
+	}
+	d->pooled = true;
+	return d;
+}
+
+/* The job's descriptor memory: a pool slot if it fits one, else its own. */
+static int tc_job_descs_get(struct tc_job *job, const struct drm_tilecopy_submit *args)
+{
+	struct tc_job_descs *d = NULL;
+
+	if (job->desc_bytes <= PAGE_SIZE) {
+		d = tc_desc_pool_get(job->tdev, job->ctx);
+		if (IS_ERR(d))
+			return PTR_ERR(d);
+	}
+	if (!d) {
+		d = tc_job_descs_alloc(job->desc_bytes);
+		if (!d)
+			return -ENOMEM;
+	}
+	job->descs = d;
+	d->wide = job->tdev->caps & TC_CAP_CONVERT;
+	/* a slot holds the bytes of its last job: fields not copied are zero */
+	if (d->pooled && args->desc_size < sizeof(struct drm_tilecopy_desc))
+		memset(d->cpu, 0, args->desc_count * sizeof(struct drm_tilecopy_desc));
+	return 0;
+}
+
+/*
+ * Copy the descriptors into kernel memory, each @desc_size bytes apart in
+ * the user's array. A caller's smaller struct (192 bytes, before ABI 1.2)
+ * has its missing fields taken as zero; bytes beyond the struct this
+ * driver knows must be zero (the uAPI may grow: a zero field means "not
+ * used").
+ */
+static int tc_job_descs_copy(struct drm_device *dev, struct tc_job *job,
+			     const struct drm_tilecopy_submit *args)
+{
+	const size_t known = sizeof(struct drm_tilecopy_desc);
+	const size_t len = min_t(size_t, args->desc_size, known);
+	const u8 __user *src = u64_to_user_ptr(args->descs);
+	struct tc_job_descs *d;
+	u32 i;
+	int ret;
+
+	ret = tc_job_descs_get(job, args);
+	if (ret)
+		return ret;
+	d = job->descs;
+	job->desc_count = args->desc_count;
+	if (args->desc_size == known)
+		return copy_from_user(d->cpu, src, known * job->desc_count) ?
+		       -EFAULT : 0;
+	for (i = 0; i < job->desc_count; i++, src += args->desc_size) {
+		if (copy_from_user(&d->cpu[i], src, len))
+			return -EFAULT;
+		if (args->desc_size <= known)
+			continue;
+		ret = check_zeroed_user(src + known, args->desc_size - known);
+		if (ret <= 0) {
+			if (!ret)
+				drm_dbg(dev, "desc %u: bytes beyond %zu are not zero\n",
+					i, known);
+			return ret ? ret : -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A pool slot is mapped already: its new contents only need to reach the
+ * device (a no-op on a coherent bus), inside drm_dev_enter(): the removal
+ * unmaps the slot only after drm_dev_unplug().
+ */
+static int tc_job_descs_sync(struct tc_device *tdev, struct tc_job_descs *d)
+{
+	int idx;
+
+	if (!drm_dev_enter(&tdev->base, &idx))
+		return -ENODEV;
+	dma_sync_sgtable_for_device(tdev->base.dev, &d->sgt, DMA_TO_DEVICE);
+	drm_dev_exit(idx);
 	return 0;
 }
 
@@ -474,7 +566,7 @@ static int tc_job_descs_map(struct tc_job *job)
  */
 static void tc_job_descs_pack(struct tc_job *job)
 {
-	u8 *p = (u8 *)job->descs.cpu;
+	u8 *p = (u8 *)job->descs->cpu;
 	u32 i;
 
 	for (i = 1; i < job->desc_count; i++)
@@ -494,9 +586,11 @@ static int tc_submit_descs(struct drm_device *dev, struct tc_job *job,
 		ret = tc_desc_check(dev, job, i);
 	if (ret)
 		return ret;
-	if (!job->descs.wide)
+	if (!job->descs->wide)
 		tc_job_descs_pack(job);
-	return tc_job_descs_map(job);
+	if (job->descs->pooled)
+		return tc_job_descs_sync(job->tdev, job->descs);
+	return tc_job_descs_map(job->tdev, job->ctx, job->descs);
 }
 
 /* ---- SUBMIT ------------------------------------------------------------- */
@@ -551,7 +645,7 @@ static int tc_submit_charge(struct drm_device *dev, struct tc_job *job, u32 coun
 			TC_FILE_MAX_DESC_BYTES);
 		return -EBUSY;
 	}
-	job->descs.bytes = bytes;
+	job->desc_bytes = bytes;
 	job->charged = true;
 	job->counted = true;
 	return 0;

@@ -7,7 +7,8 @@
  *
  * For each operation (open, close, BO_CREATE, BO_INFO, PRIME export,
  * PRIME import within a device and across devices, SUBMIT with BOs and
- * syncobjs, SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE,
+ * syncobjs, SUBMIT as a file's first job (its descriptor pool's first
+ * slot), SUBMIT of 256 descriptors over 16 BOs, WAIT, GEM_CLOSE,
  * BO_USERPTR, and the probe: a PCI bind of the second engine), the kernel's per-task
  * fail-nth makes the n-th allocation of that one system call fail (slab and
  * page allocator, order 0 included, sleeping allocations included), for
@@ -1008,6 +1009,38 @@ static void submit_undo(struct state *s, int ret)
 	gem_close(s->fd, s->bo2);
 }
 
+/*
+ * SUBMIT as a file's first job: its descriptors get the first slot of the
+ * file's descriptor pool, allocated and mapped in the call.
+ */
+static void submit_first_setup(struct state *s)
+{
+	s->tmpfd = open_dev(0);
+	s->bo = bo_new(s->tmpfd, &s->va);
+	s->bos[0] = s->bo;
+	desc_copy(&s->desc, s->va, s->va);
+	s->desc.extent[0] = 1;
+}
+static int submit_first_call(struct state *s)
+{
+	struct drm_tilecopy_submit sub;
+	int r;
+
+	submit_args(&sub, &s->desc, s->bos, 1, NULL, 0, 0);
+	r = xioctl(s->tmpfd, DRM_IOCTL_TILECOPY_SUBMIT, &sub);
+	s->job = sub.job_id;
+	return r;
+}
+static void submit_first_undo(struct state *s, int ret)
+{
+	uint32_t st;
+
+	if (!ret && (job_wait(s->tmpfd, s->job, &st) || st != DRM_TILECOPY_STATUS_OK))
+		bad("submit_first: the submitted job did not finish (status %u)", st);
+	gem_close(s->tmpfd, s->bo);
+	close(s->tmpfd);
+}
+
 /* SUBMIT of 256 descriptors over 16 BOs (larger arrays, multi-page DMA) */
 static void submit_many_setup(struct state *s)
 {
@@ -1179,6 +1212,8 @@ static const struct op ops[] = {
 	{ .name = "prime_import_other_device", .needs_two_devices = true,
 	  .setup = import_other_setup, .call = import_call, .undo = import_other_undo },
 	{ .name = "submit", .setup = submit_setup, .call = submit_call, .undo = submit_undo },
+	{ .name = "submit_first", .setup = submit_first_setup, .call = submit_first_call,
+	  .undo = submit_first_undo },
 	{ .name = "submit_many", .setup = submit_many_setup, .call = submit_many_call,
 	  .undo = submit_many_undo },
 	/* the copies of SUBMIT's struct, descriptors, BO handles and
