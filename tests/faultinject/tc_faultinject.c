@@ -441,6 +441,28 @@ static bool warn_alloc_line(const char *msg)
 }
 
 /*
+ * A line of dump_stack()'s output (warn_alloc()'s stack): the only records
+ * set aside after warn_alloc_line(); anything else printed meanwhile, by
+ * another CPU, is checked as usual.
+ */
+static bool dump_stack_line(const char *msg)
+{
+	static const char *const starts[] = {
+		"CPU: ", "Tainted: ", "Hardware name: ", "Call Trace:", "<TASK>", "</TASK>",
+	};
+	char fn[128];
+
+	while (*msg == ' ')
+		msg++;
+	for (unsigned int i = 0; i < ARRAY_SIZE(starts); i++)
+		if (!strncmp(msg, starts[i], strlen(starts[i])))
+			return true;
+	if (*msg == '?')
+		msg += 2;
+	return sscanf(msg, "%127[A-Za-z0-9_.]", fn) == 1 && !strncmp(msg + strlen(fn), "+0x", 3);
+}
+
+/*
  * After DMA-API's "cacheline tracking EEXIST" (a mapping the device may
  * write, over a cache line another such mapping holds), the mappings that
  * share a cache line, from dma-api/dump; none: the line's first mapping was
@@ -483,6 +505,9 @@ static void dma_overlaps_print(void)
  * after a match, up to 80 following records are printed (its stack). The
  * stack printed for an injected failure (TC_FI_VERBOSE=2) is no report: it
  * becomes chain; nor is warn_alloc()'s dump of that failure. */
+static const char *kmsg_needle;	/* kmsg_check() looks for it too */
+static bool kmsg_needle_seen;
+
 static int kmsg_check(const char *op, unsigned int n)
 {
 	char rec[8192];
@@ -493,14 +518,21 @@ static int kmsg_check(const char *op, unsigned int n)
 		ssize_t len = read(fd_kmsg, rec, sizeof(rec) - 1);
 		char *msg;
 
-		if (len < 0 && errno == EPIPE)
-			continue;	/* overwritten records: go on */
+		if (len < 0 && errno == EPIPE) {
+			/* records overwritten before we read them: one may
+			 * have been a report */
+			if (!found++)
+				bad("%s, failure point %u: kernel log records lost", op, n);
+			continue;
+		}
 		if (len <= 0)
 			break;
 		rec[len] = 0;
 		msg = strchr(rec, ';');
 		msg = msg ? msg + 1 : rec;
 		since_injected++;
+		if (kmsg_needle && strstr(msg, kmsg_needle))
+			kmsg_needle_seen = true;
 		if (strstr(msg, "FAULT_INJECTION: forcing a failure")) {
 			since_injected = 0;
 			if (verbose > 1) {
@@ -511,7 +543,7 @@ static int kmsg_check(const char *op, unsigned int n)
 		}
 		if (!alloc_warning && since_injected <= 4 && warn_alloc_line(msg))
 			alloc_warning = true;
-		if (alloc_warning) {
+		if (alloc_warning && dump_stack_line(msg)) {
 			if (strstr(msg, "</TASK>"))
 				alloc_warning = false;
 			continue;
@@ -784,6 +816,34 @@ static int job_wait(int fd, uint64_t id, uint32_t *status)
 	return r;
 }
 
+/*
+ * A call that succeeded, whatever it absorbed, made an object that works: a
+ * BO (or an imported one) that a job can use. One 8-byte copy inside it,
+ * which must finish OK.
+ */
+static void bo_use(const char *op, int fd, uint32_t handle)
+{
+	struct drm_tilecopy_bo_info i = { .handle = handle };
+	struct drm_tilecopy_submit sub;
+	struct drm_tilecopy_desc d;
+	uint32_t st = 0;
+	int r = xioctl(fd, DRM_IOCTL_TILECOPY_BO_INFO, &i);
+
+	if (r || i.size < 16) {
+		bad("%s: the BO it made: BO_INFO %s, size %llu", op, strerror(-r),
+		    (unsigned long long)i.size);
+		return;
+	}
+	desc_copy(&d, i.va + 8, i.va);
+	d.extent[0] = 1;
+	submit_args(&sub, &d, &handle, 1, NULL, 0, 0);
+	r = xioctl(fd, DRM_IOCTL_TILECOPY_SUBMIT, &sub);
+	if (!r)
+		r = job_wait(fd, sub.job_id, &st);
+	if (r || st != DRM_TILECOPY_STATUS_OK)
+		bad("%s: a job on the BO it made: %s, status %u", op, strerror(-r), st);
+}
+
 /* ---- operations ------------------------------------------------------------- */
 
 /*
@@ -819,8 +879,18 @@ struct op {
 	unsigned int sites;	/* SITE_*; 0: SITE_ALLOC */
 	const char *exclude;	/* a kernel function whose allocations are skipped */
 	int errs[4];		/* errnos the call may fail with; none: ENOMEM */
+	/* for errs[i], a text the point's kernel log must hold (the driver's
+	 * message naming the helper whose errno it passed on), or NULL */
+	const char *errs_log[4];
 	bool rebinds;		/* device 1 is bound anew by each call */
 	bool slow;		/* minutes: left out under TC_FI_SKIP_SLOW=1 */
+	/*
+	 * Failure points the call must reach: ~3/4 of the count measured
+	 * (docs/reliability.md), so that the ±1 between runs never trips it
+	 * but allocations moved out of the call's task (a worker, which
+	 * fail-nth does not reach) or behind a cache do.
+	 */
+	unsigned int min_points;
 };
 
 /* open */
@@ -832,8 +902,13 @@ static int open_call(struct state *s)
 }
 static void open_undo(struct state *s, int ret)
 {
-	if (!ret)
-		close(s->tmpfd);
+	uint32_t bo;
+
+	if (ret)
+		return;
+	bo = bo_new(s->tmpfd, NULL);
+	bo_use("open", s->tmpfd, bo);
+	close(s->tmpfd);
 }
 
 /*
@@ -902,8 +977,10 @@ static int bo_create_call(struct state *s)
 }
 static void bo_create_undo(struct state *s, int ret)
 {
-	if (!ret)
-		gem_close(s->fd, s->bo);
+	if (ret)
+		return;
+	bo_use("BO_CREATE/BO_USERPTR", s->fd, s->bo);
+	gem_close(s->fd, s->bo);
 }
 
 /* BO_INFO */
@@ -931,8 +1008,18 @@ static int export_call(struct state *s)
 }
 static void export_undo(struct state *s, int ret)
 {
-	if (!ret)
+	struct drm_prime_handle p = { .fd = s->dmabuf };
+
+	if (!ret) {
+		/* the dma-buf works: imported by another file, used there */
+		if (xioctl(s->fd2, DRM_IOCTL_PRIME_FD_TO_HANDLE, &p))
+			bad("prime_export: its dma-buf cannot be imported");
+		else {
+			bo_use("prime_export", s->fd2, p.handle);
+			gem_close(s->fd2, p.handle);
+		}
 		close(s->dmabuf);
+	}
 	gem_close(s->fd, s->bo);
 }
 
@@ -954,8 +1041,10 @@ static int import_call(struct state *s)
 }
 static void import_undo_from(struct state *s, int from, int ret)
 {
-	if (!ret)
+	if (!ret) {
+		bo_use("prime_import", s->fd, s->bo_imp);
 		gem_close(s->fd, s->bo_imp);
+	}
 	close(s->dmabuf);
 	gem_close(from, s->bo2);
 }
@@ -1201,31 +1290,35 @@ static void bind_finish(struct state *s)
 }
 
 static const struct op ops[] = {
-	{ .name = "open", .setup = open_setup, .call = open_call, .undo = open_undo },
-	{ .name = "close", .setup = close_setup, .call = close_call, .undo = close_undo },
-	{ .name = "bo_create", .setup = none_setup, .call = bo_create_call,
+	{ .name = "open", .min_points = 12, .setup = open_setup, .call = open_call, .undo = open_undo },
+	{ .name = "close", .min_points = 1, .setup = close_setup, .call = close_call, .undo = close_undo },
+	{ .name = "bo_create", .min_points = 24, .setup = none_setup, .call = bo_create_call,
 	  .undo = bo_create_undo },
 	{ .name = "bo_info", .setup = bo_setup, .call = bo_info_call, .undo = bo_undo },
-	{ .name = "prime_export", .setup = bo_setup, .call = export_call, .undo = export_undo },
-	{ .name = "prime_import", .setup = import_same_setup, .call = import_call,
+	{ .name = "prime_export", .min_points = 7,
+	  .setup = bo_setup, .call = export_call, .undo = export_undo },
+	{ .name = "prime_import", .min_points = 6, .setup = import_same_setup, .call = import_call,
 	  .undo = import_same_undo },
-	{ .name = "prime_import_other_device", .needs_two_devices = true,
+	{ .name = "prime_import_other_device", .min_points = 12, .needs_two_devices = true,
 	  .setup = import_other_setup, .call = import_call, .undo = import_other_undo },
-	{ .name = "submit", .setup = submit_setup, .call = submit_call, .undo = submit_undo },
-	{ .name = "submit_first", .setup = submit_first_setup, .call = submit_first_call,
+	{ .name = "submit", .min_points = 15,
+	  .setup = submit_setup, .call = submit_call, .undo = submit_undo },
+	{ .name = "submit_first", .min_points = 25, .setup = submit_first_setup, .call = submit_first_call,
 	  .undo = submit_first_undo },
-	{ .name = "submit_many", .setup = submit_many_setup, .call = submit_many_call,
+	{ .name = "submit_many", .min_points = 50, .setup = submit_many_setup, .call = submit_many_call,
 	  .undo = submit_many_undo },
 	/* the copies of SUBMIT's struct, descriptors, BO handles and
 	 * in-syncobjs from user memory, and of the struct back: EFAULT (a job
 	 * whose ID could not be copied back still runs, and is freed) */
-	{ .name = "submit_usercopy", .setup = submit_setup, .call = submit_call,
+	{ .name = "submit_usercopy", .min_points = 3, .setup = submit_setup, .call = submit_call,
 	  .undo = submit_undo, .sites = SITE_USERCOPY, .errs = { EFAULT } },
 	{ .name = "wait", .setup = wait_setup, .call = wait_call, .undo = wait_undo },
-	{ .name = "gem_close", .setup = bo_setup, .call = gem_close_call, .undo = gem_close_undo },
-	{ .name = "bo_userptr", .setup = none_setup, .call = bo_userptr_call,
+	{ .name = "gem_close", .min_points = 1,
+	  .setup = bo_setup, .call = gem_close_call, .undo = gem_close_undo },
+	{ .name = "bo_userptr", .min_points = 15, .setup = none_setup, .call = bo_userptr_call,
 	  .undo = bo_create_undo },
-	{ .name = "bind", .needs_two_devices = true, .setup = bind_setup, .call = bind_call,
+	{ .name = "bind", .min_points = 250, .needs_two_devices = true,
+	  .setup = bind_setup, .call = bind_call,
 	  .undo = bind_undo, .prepare = bind_prepare, .finish = bind_finish,
 	  /*
 	   * ENOENT: request_firmware(); EINVAL and EBUSY: the PCI core's
@@ -1235,6 +1328,8 @@ static const struct op ops[] = {
 	   * passes a helper's errno on, as drivers do
 	   */
 	  .errs = { ENOMEM, ENOENT, EINVAL, EBUSY }, .rebinds = true, .slow = true,
+	  .errs_log = { NULL, "error -ENOENT: firmware", "error -EINVAL: cannot map the",
+			"error -EBUSY: cannot map the" },
 	  /*
 	   * DRM core, not the driver: drm_minor_alloc() (drm_drv.c, 6.12)
 	   * registers drm_minor_alloc_release() before it allocates the
@@ -1357,6 +1452,9 @@ static void sweep(const struct op *op, struct state *s, unsigned int max)
 		r = op->call(s);
 		left = disarm();
 		op->undo(s, r);
+		e = op_errno(op, r);
+		kmsg_needle = !left && r && e >= 0 ? op->errs_log[e] : NULL;
+		kmsg_needle_seen = false;
 		if (verbose && !left) {
 			chain[0] = 0;
 			kmsg_check(op->name, n);
@@ -1365,7 +1463,6 @@ static void sweep(const struct op *op, struct state *s, unsigned int max)
 			       (now_ns() - tp) / 1e9);
 		}
 
-		e = op_errno(op, r);
 		if (left) {
 			/* n-th point not reached: the call ran clean. */
 			if (r)
@@ -1388,6 +1485,10 @@ static void sweep(const struct op *op, struct state *s, unsigned int max)
 			counters_read(&base);	/* report each leak once */
 		}
 		kmsg_check(op->name, n);
+		if (kmsg_needle && !kmsg_needle_seen)
+			bad("%s, failure point %u: returned %s without the driver's \"%s\" message "
+			    "that names the helper it comes from", op->name, n, errname(r), kmsg_needle);
+		kmsg_needle = NULL;
 		if (left)
 			break;
 		/* bind: after a failed bind, undo bound it normally already */
@@ -1401,10 +1502,20 @@ static void sweep(const struct op *op, struct state *s, unsigned int max)
 		if (r2)
 			bad("%s: the call after failure point %u failed: %s", op->name, n,
 			    errname(r2));
-		counters_settle(&base, &now, op->rebinds);
+		if (!counters_settle(&base, &now, op->rebinds) && !leak_reported) {
+			bad("%s: the call after failure point %u left something behind",
+			    op->name, n);
+			counters_print("before", &base);
+			counters_print("after ", &now);
+			leak_reported = true;
+			counters_read(&base);
+		}
 	}
 	if (n > max)
 		bad("%s: more than %u failure points; raise TC_FI_MAX", op->name, max);
+	if (n - 1 < op->min_points)
+		bad("%s: %u failure points reached, fewer than the %u it must reach",
+		    op->name, n - 1, op->min_points);
 	fault_sites(SITE_ALLOC);
 	fault_reject(0, 0);
 	for (unsigned int i = 0; i < ARRAY_SIZE(op->errs); i++) {

@@ -8,8 +8,10 @@
 #   make debug-kernel           build (or find) the debug kernel (~15 min cold)
 #   make module-debug           tilecopy.ko against it: $(BUILD)/driver-debug/
 #   make check-debug            the gate's part (in make check): uAPI suite,
-#                               recovery, the fault-injection sweep, in three
-#                               boots (tests/qemu/check-debug.sh)
+#                               recovery, userptr, the fault-injection sweep
+#                               (but the probe's), INTx, the tdr case, wedge
+#                               and unplug, in four boots
+#                               (tests/qemu/check-debug.sh)
 #   make check-debug-kernel     every guest suite on the debug kernel
 #   make check-debug-smoke | check-debug-uapi | check-debug-recovery |
 #        check-debug-faultinject | check-debug-guest | check-debug-sdk |
@@ -98,8 +100,9 @@ check-debug-recovery: $(DEBUG_DEPS) guest-tests
 	$(DEBUG_RUN) --device-props dma-error-on-job=3 --timeout 600 -- $(G)/test_recovery
 	$(DEBUG_RUN) --device-props hang-on-job=2 --timeout 600 -- $(G)/test_recovery
 
-# allocation-failure sweep over open/close, BO_CREATE, BO_INFO, PRIME, SUBMIT,
-# WAIT, GEM_CLOSE (tests/faultinject/tc_faultinject.c)
+# allocation-failure sweep over open/close, BO_CREATE, BO_INFO, PRIME, SUBMIT
+# (and its user copies), WAIT, GEM_CLOSE, BO_USERPTR and the probe (bind,
+# ~10 min; not in check-debug) (tests/faultinject/tc_faultinject.c)
 check-debug-faultinject: $(DEBUG_DEPS) $(FI_BIN)
 	$(DEBUG_RUN) --devices 2 --timeout 1800 \
 		-- $(abspath $(FI_BIN)) $(TOP)/tests/qemu/debug-reports.ere $(FI_OPS)
@@ -115,7 +118,7 @@ check-debug-reliability: $(DEBUG_DEPS) $(STRESS_BIN)
 	$(DEBUG_ENV) timeout 3600 bash tests/reliability/guest.sh
 
 # The part of make check (see docs/reliability.md for the budget): the
-# three suites above in three boots instead of five.
+# suites above, but the probe's sweep, in four boots.
 check-debug: $(DEBUG_DEPS) guest-tests $(FI_BIN)
 	$(DEBUG_ENV) FI_OPS="$(FI_OPS)" timeout 3600 bash tests/qemu/check-debug.sh
 

@@ -127,15 +127,21 @@ print_report_blocks() {
 # on purpose (tests/faultinject): a warn_alloc() dump ("page allocation
 # failure:" or "vmalloc error:", a stack to its </TASK>, the memory state)
 # within 4 lines of a "FAULT_INJECTION: forcing a failure" line. vmalloc()
-# warns so, e.g. in request_firmware() during the sweep's bind. A warning
-# of an allocation that failed on its own stays, and is a report.
+# warns so, e.g. in request_firmware() during the sweep's bind. Only the
+# dump's own lines go (its message, CPU/Tainted/Hardware lines, frames);
+# any other line printed meanwhile is judged. A warning of an allocation
+# that failed on its own stays, and is a report.
 drop_injected_alloc_warnings() {
 	awk '
 		BEGIN { since = 100 }
 		/FAULT_INJECTION: forcing a failure/ { since = 0 }
 		{ since++ }
 		!skip && since <= 5 && /(page allocation failure|vmalloc error): / { skip = 1; dropped++ }
-		skip { if (/<\/TASK>/) skip = 0; next }
+		# only the dump_stack() lines: what another CPU printed meanwhile stays
+		skip && /^(\[ *[0-9]+\.[0-9]+\] )? *(CPU: |Tainted: |Hardware name: |Call Trace:|<TASK>|<\/TASK>|(\? )?[A-Za-z0-9_.]+\+0x[0-9a-f]+\/0x[0-9a-f]+)/ {
+			if (/<\/TASK>/) skip = 0
+			next
+		}
 		{ print }
 		END { if (dropped) printf "run-guest: %d allocation-failure warning(s) of injected failures set aside\n", dropped >"/dev/stderr" }' "$1"
 }
