@@ -8,8 +8,8 @@
 #      recovery suite's forced resets with jobs in flight and reset storm
 #      (test_recovery), the userptr suite (test_userptr: ranges unmapped
 #      under running jobs, 64 threads), then the allocation-failure sweep
-#      (tc_faultinject) of every entry point but the probe's (bind: ~10
-#      minutes; make check-debug-faultinject runs it);
+#      (tc_faultinject) of every entry point but the probe's (bind: 30
+#      minutes or more; make check-debug-faultinject runs it);
 #      one boot for them, since a boot with its kmemleak scans costs a
 #      minute here;
 #   2. dma-error-on-job=3, no MSI (--no-msi): test_recovery (DMA error
@@ -51,7 +51,7 @@ if [ "${1:-}" = --in-guest ]; then
 	part "recovery: forced resets in flight, reset storm" "$G/test_recovery"
 	part "userptr suite" "$G/test_userptr"
 	# shellcheck disable=SC2086
-	# the probe's sweep (bind, ~10 min here) runs in make
+	# the probe's sweep (bind, 30 min or more here) runs in make
 	# check-debug-faultinject, not in the gate
 	part "fault-injection sweep" env TC_FI_SKIP_SLOW=1 \
 		"$2/tests/faultinject/tc_faultinject" "$TOP/tests/qemu/debug-reports.ere" $3
