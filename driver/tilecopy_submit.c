@@ -455,12 +455,12 @@ static struct tc_job_descs *tc_desc_pool_get(struct tc_device *tdev,
 	spin_lock(&ctx->pool_lock);
 	d = list_first_entry_or_null(&ctx->pool_free, struct tc_job_descs,
 				     pool_link);
-	if (d)
+	if (d) {
 		list_del(&d->pool_link);
-	else if (ctx->pool_slots < TC_DESC_POOL_SLOTS)
-		grow = true;
-	if (grow)
+	} else if (ctx->pool_slots < TC_DESC_POOL_SLOTS) {
 		ctx->pool_slots++;
+		grow = true;
+	}
 	spin_unlock(&ctx->pool_lock);
 	if (!grow)
 		return d;

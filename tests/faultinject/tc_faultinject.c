@@ -464,6 +464,15 @@ static bool dump_stack_line(const char *msg)
 	return sscanf(msg, "%127[A-Za-z0-9_.]", fn) == 1 && !strncmp(msg + strlen(fn), "+0x", 3);
 }
 
+/* The cache line of a dma-api/dump line the line tracking covers, or 0. */
+static unsigned long long dump_cln(const char *line)
+{
+	const char *c = strstr(line, " cln=");
+
+	/* DMA_TO_DEVICE mappings are not tracked by cache line */
+	return c && !strstr(line, "DMA_TO_DEVICE") ? strtoull(c + 5, NULL, 16) : 0;
+}
+
 /*
  * After DMA-API's "cacheline tracking EEXIST" (a mapping the device may
  * write, over a cache line another such mapping holds), the mappings that
@@ -472,32 +481,32 @@ static bool dump_stack_line(const char *msg)
  */
 static void dma_overlaps_print(void)
 {
-	FILE *f = fopen("/sys/kernel/debug/dma-api/dump", "re");
-	static char lines[1 << 14][256];
 	static unsigned long long cln[1 << 14];
 	unsigned int n = 0, shown = 0;
 	char line[256];
+	FILE *f = fopen("/sys/kernel/debug/dma-api/dump", "re");
 
 	if (!f) {
 		printf("  (no dma-api/dump: %s)\n", strerror(errno));
 		return;
 	}
-	while (n < ARRAY_SIZE(cln) && fgets(line, sizeof(line), f)) {
-		const char *c = strstr(line, " cln=");
+	/* the tracked lines, then each mapping whose line is among them twice */
+	while (n < ARRAY_SIZE(cln) && fgets(line, sizeof(line), f))
+		if ((cln[n] = dump_cln(line)))
+			n++;
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long c = dump_cln(line);
+		unsigned int same = 0;
 
-		if (!c || strstr(line, "DMA_TO_DEVICE"))
-			continue;	/* not tracked by cache line */
-		cln[n] = strtoull(c + 5, NULL, 16);
-		snprintf(lines[n++], sizeof(lines[0]), "%s", line);
+		for (unsigned int i = 0; c && i < n; i++)
+			same += cln[i] == c;
+		if (same > 1) {
+			printf("  DMA-API mapping sharing a cache line: %s", line);
+			shown++;
+		}
 	}
 	fclose(f);
-	for (unsigned int i = 0; i < n; i++)
-		for (unsigned int j = 0; j < n; j++)
-			if (i != j && cln[i] == cln[j]) {
-				printf("  DMA-API mapping sharing a cache line: %s", lines[i]);
-				shown++;
-				break;
-			}
 	if (!shown)
 		printf("  DMA-API: no two live mappings share a cache line (%u tracked): "
 		       "the earlier mapping's memory was freed without its unmap\n", n);
@@ -1430,12 +1439,32 @@ static int op_errno(const struct op *op, int r)
 	return -1;
 }
 
+/*
+ * Back to @base once settled, or else reported with both readings: the
+ * first leak of an operation only (@reported), then @base moves to what is
+ * left, so that one leak is not counted again at every later point.
+ */
+static void leak_check(const struct op *op, struct counters *base, bool *reported,
+		       const char *what)
+{
+	struct counters now;
+
+	if (counters_settle(base, &now, op->rebinds) || *reported)
+		return;
+	bad("%s, %s: something was left behind", op->name, what);
+	counters_print("before", base);
+	counters_print("after ", &now);
+	*reported = true;
+	counters_read(base);
+}
+
 static void sweep(const struct op *op, struct state *s, unsigned int first,
 		  unsigned int max)
 {
 	unsigned int n, left = 0, failed_calls[ARRAY_SIZE(op->errs)] = { 0 };
 	unsigned int absorbed = 0, errs = 0, nfailed = 0;
-	struct counters base, now;
+	struct counters base;
+	char what[96];
 	bool leak_reported = false;
 	time_t t0 = time(NULL);
 	char how[128] = "";
@@ -1489,14 +1518,8 @@ static void sweep(const struct op *op, struct state *s, unsigned int first,
 				bad("%s, failure point %u: returned %s, not an errno of the operation",
 				    op->name, n, errname(r));
 		}
-		if (!counters_settle(&base, &now, op->rebinds) && !leak_reported) {
-			bad("%s, failure point %u (call returned %s): something was left behind",
-			    op->name, n, errname(r));
-			counters_print("before", &base);
-			counters_print("after ", &now);
-			leak_reported = true;
-			counters_read(&base);	/* report each leak once */
-		}
+		snprintf(what, sizeof(what), "failure point %u (call returned %s)", n, errname(r));
+		leak_check(op, &base, &leak_reported, what);
 		kmsg_check(op->name, n);
 		if (kmsg_needle && !kmsg_needle_seen)
 			bad("%s, failure point %u: returned %s without the driver's \"%s\" message "
@@ -1515,14 +1538,8 @@ static void sweep(const struct op *op, struct state *s, unsigned int first,
 		if (r2)
 			bad("%s: the call after failure point %u failed: %s", op->name, n,
 			    errname(r2));
-		if (!counters_settle(&base, &now, op->rebinds) && !leak_reported) {
-			bad("%s: the call after failure point %u left something behind",
-			    op->name, n);
-			counters_print("before", &base);
-			counters_print("after ", &now);
-			leak_reported = true;
-			counters_read(&base);
-		}
+		snprintf(what, sizeof(what), "the call after failure point %u", n);
+		leak_check(op, &base, &leak_reported, what);
 	}
 	if (n > max && first == 1)
 		bad("%s: more than %u failure points; raise TC_FI_MAX", op->name, max);
