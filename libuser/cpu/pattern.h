@@ -34,8 +34,8 @@
  * vb / unit), then merges each further row r by @idx[t][r] where @k[t][r],
  * then @patv[t] where @patk[t], and is stored where @storek[t] (every unit
  * unless there are gaps). Indices and masks are in units of @unit bytes
- * (1: VBMI byte permutes, 4: vpermd), one mask bit per unit. An ISA may
- * rewrite the 64-byte slots into its own form.
+ * (1: byte permutes, VBMI's or pshufb's), one mask bit per unit. An ISA
+ * may rewrite the 64-byte slots into its own form.
  */
 #define TC_FR_MAXROWS	8
 #define TC_FR_MAXT	16

@@ -376,7 +376,8 @@ END_TEST
 
 /*
  * Transposes of few rows (C = 1..15 images to NHWC; rows * es < 64 runs a
- * permute program on AVX-512 VBMI, structure stores on NEON): every row
+ * permute program on AVX-512 VBMI, a pshufb program on AVX2, structure
+ * stores on NEON): every row
  * count up to one past the limit, column counts around the program's
  * period, destination rows dense and with a gap that must stay untouched.
  */
@@ -417,6 +418,30 @@ START_TEST(test_few_rows)
 						 es, rows, cols[c], gap);
 					check_descs(be, &d, 1, (rows + (unsigned)c) & 7, what);
 				}
+	}
+	/*
+	 * Outputs of 4 MiB and more are streamed (TC_NT_THRESHOLD): dense
+	 * rows of R <= 4 (the kernels with their tables in registers) and
+	 * of 5, an odd column count so the last span and the tail run too,
+	 * the destination aligned (streaming stores) and not.
+	 */
+	for (size_t e = 0; e < 4; e += 3) {
+		unsigned es = es_list[e];
+
+		for (unsigned rows = 3; rows <= 5; rows += 2)
+			for (unsigned mis = 0; mis < 2; mis++) {
+				__u32 n = (__u32)((4u << 20) / (rows * es) + 37);
+				__u32 ext[2] = { rows, n };
+				struct drm_tilecopy_desc d = copy_desc(es, 2, ext);
+				char what[80];
+
+				d.src_stride[0] = n, d.src_stride[1] = 1;
+				d.dst_stride[0] = 1, d.dst_stride[1] = rows;
+				d.dst = mis * es;
+				snprintf(what, sizeof(what), "few rows, streamed, es=%u %ux%u dst+%u",
+					 es, rows, n, mis * es);
+				check_descs(be, &d, 1, 0, what);
+			}
 	}
 }
 END_TEST
