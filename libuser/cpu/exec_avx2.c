@@ -44,13 +44,21 @@ TC_DEFINE_TILE(avx2_tile4_l1_nt, __m128i, 4, LD1, NT1, _mm_unpacklo_epi32, _mm_u
 TC_DEFINE_TILE(avx2_tile8_l1, __m128i, 2, LD1, ST1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 TC_DEFINE_TILE(avx2_tile8_l1_nt, __m128i, 2, LD1, NT1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 
+/* One 64-byte line from an aligned staging buffer, streamed. */
+static inline void avx2_line_nt(char *dst, const char *line)
+{
+	_mm256_stream_si256((__m256i *)dst, _mm256_load_si256((const __m256i *)line));
+	_mm256_stream_si256((__m256i *)(dst + 32),
+			    _mm256_load_si256((const __m256i *)(line + 32)));
+}
+
 #define AVX2_TR(es, n)							\
 static void avx2_tr##es(char *dst, size_t dld, const char *src,	\
 			size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
-	TC_BLOCK_BAND(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
-		      2 * n, n, es, 32, tc_edge##es)	\
+	TC_BLOCK_BAND_LINES(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
+		      2 * n, n, es, 32, tc_edge##es, (n) >= 8, avx2_line_nt) \
 	TC_BLOCK_BAND(avx2_tile##es##_l1, avx2_tile##es##_l1_nt,	\
 		      n, n, es, 16, tc_edge##es)	\
 	if (r < rows)							\

@@ -26,12 +26,21 @@ TC_DEFINE_TILE(sse2_tile4_nt, __m128i, 4, LD1, NT1, _mm_unpacklo_epi32, _mm_unpa
 TC_DEFINE_TILE(sse2_tile8, __m128i, 2, LD1, ST1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 TC_DEFINE_TILE(sse2_tile8_nt, __m128i, 2, LD1, NT1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 
+/* One 64-byte line from an aligned staging buffer, streamed. */
+static inline void sse2_line_nt(char *dst, const char *line)
+{
+	for (int i = 0; i < 4; i++)
+		_mm_stream_si128((__m128i *)(dst + 16 * i),
+				 _mm_load_si128((const __m128i *)(line + 16 * i)));
+}
+
 #define SSE2_TR(es, n)							\
 static void sse2_tr##es(char *dst, size_t dld, const char *src,	\
 			size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
-	TC_BLOCK_BAND(sse2_tile##es, sse2_tile##es##_nt, n, n, es, 16, tc_edge##es)	\
+	TC_BLOCK_BAND_LINES(sse2_tile##es, sse2_tile##es##_nt, n, n, es, 16,	\
+			    tc_edge##es, (n) >= 8, sse2_line_nt)	\
 	if (r < rows)							\
 		tc_edge##es(dst + r * es, dld, src + r * sld, sld,	\
 			    rows - r, cols);				\
