@@ -60,24 +60,80 @@ NEON_TR(8, 2)
  * Few rows, dense (an NHWC image of C = 2..4): a structure store
  * interleaves 2, 3 or 4 registers element by element, which is exactly
  * this transpose: one load per row and one store per 16 bytes of each.
+ * Other few-rows shapes (C = 5..8, rows followed by a pattern: NC1HWC0
+ * with C < C0) run the program of struct tc_fr_plan for 16-byte vectors
+ * of bytes: an output is the OR of one TBL per row (an index of 0x80 is
+ * out of the table and gives 0) and the pattern, as on AVX2.
  */
 struct neon_fr {
+	int tbl;
 	size_t rows, dld;
 	unsigned es;
 	unsigned char pat[64];
+	struct tc_fr_plan plan;
 };
+
+_Static_assert(sizeof(struct neon_fr) <= TC_FR_PROG_BYTES, "neon few-rows program");
 
 static int neon_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 			   size_t pad, const unsigned char pat[64])
 {
 	struct neon_fr *p = prog;
+	struct tc_fr_plan *q = &p->plan;
 
-	if (pad || rows < 2 || rows > 4 || dld != rows * es)
-		return -1;
 	p->rows = rows, p->dld = dld, p->es = es;
 	memcpy(p->pat, pat, 64);
+	p->tbl = pad || rows < 2 || rows > 4 || dld != rows * es;
+	if (!p->tbl)
+		return 0;
+	if (tc_fr_build(q, 16, 1, 0, rows, es, dld, pad, pat) || q->gaps)
+		return -1;
+	for (size_t t = 0; t < q->T; t++) {
+		for (size_t r = 0; r < rows; r++)
+			for (int u = 0; u < 16; u++)
+				if (!(q->k[t][r] >> u & 1))
+					q->idx[t][r][u] = 0x80;
+		for (int u = 0; u < 16; u++)
+			if (!(q->patk[t] >> u & 1))
+				q->patv[t][u] = 0;
+	}
 	return 0;
 }
+
+/* One instance per row count: the row vectors stay in registers. */
+#define NEON_FR_TBL(R)							\
+static void neon_fr_tbl##R(const struct tc_fr_plan *p, char *dst,	\
+			   const char *src, size_t sld, size_t cols)	\
+{									\
+	size_t c = 0, S = p->per, T = p->T;				\
+	uint8x16_t v[R];						\
+									\
+	for (; c + S <= cols; c += S, dst += 16 * T) {			\
+		for (int r = 0; r < (R); r++)				\
+			v[r] = LD1(src + r * sld + c * p->es, 0);	\
+		for (size_t t = 0; t < T; t++) {			\
+			uint8x16_t acc = vqtbl1q_u8(v[0], LD1(p->idx[t][0], 0)); \
+									\
+			for (int r = 1; r < (R); r++)			\
+				acc = vorrq_u8(acc, vqtbl1q_u8(v[r],	\
+						LD1(p->idx[t][r], 0)));	\
+			if (p->patk[t])					\
+				acc = vorrq_u8(acc, LD1(p->patv[t], 0)); \
+			ST1(dst + 16 * t, acc);				\
+		}							\
+	}								\
+	if (c < cols)							\
+		tc_fr_tail(dst, p->dld, src + c * p->es, sld, p->rows, cols - c, \
+			   p->es, p->pad, p->pat);			\
+}
+NEON_FR_TBL(1)
+NEON_FR_TBL(2)
+NEON_FR_TBL(3)
+NEON_FR_TBL(4)
+NEON_FR_TBL(5)
+NEON_FR_TBL(6)
+NEON_FR_TBL(7)
+NEON_FR_TBL(8)
 
 #define NEON_FR_LOOP(n, w, vt, ld, st)					\
 	for (; c + 16 / sizeof(w) <= cols; c += 16 / sizeof(w)) {	\
@@ -96,9 +152,18 @@ static int neon_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 static void neon_fr_run(const void *prog, char *dst, const char *src,
 			size_t sld, size_t cols, int nt)
 {
+	static void (*const tbl[TC_FR_MAXROWS])(const struct tc_fr_plan *, char *,
+						  const char *, size_t, size_t) = {
+		neon_fr_tbl1, neon_fr_tbl2, neon_fr_tbl3, neon_fr_tbl4,
+		neon_fr_tbl5, neon_fr_tbl6, neon_fr_tbl7, neon_fr_tbl8,
+	};
 	const struct neon_fr *p = prog;
 	size_t c = 0;
 
+	if (p->tbl) {
+		tbl[p->rows - 1](&p->plan, dst, src, sld, cols);
+		return;
+	}
 	switch (p->rows * 16 + p->es) {
 #define X(n) NEON_FR_CASE(n, 8, 16) NEON_FR_CASE(n, 16, 8) NEON_FR_CASE(n, 32, 4) \
 	NEON_FR_CASE(n, 64, 2)

@@ -378,7 +378,7 @@ END_TEST
 /*
  * Transposes of few rows (C = 1..15 images to NHWC; rows * es < 64 runs a
  * permute program on AVX-512 VBMI, a pshufb program on AVX2, structure
- * stores on NEON): every row
+ * stores or a tbl program on NEON): every row
  * count up to one past the limit, column counts around the program's
  * period, destination rows dense and with a gap that must stay untouched.
  */
