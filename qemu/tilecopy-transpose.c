@@ -888,9 +888,65 @@ static inline void tilecopy_direct_block(const TilecopyKernel *k,
     k->fn(drow + c, r * es, in);
 }
 
+/*
+ * Rows a page or more apart on both sides (a large 2-D transpose): read
+ * where they lie, the blocks take 16 or 32 bytes of each of R source rows
+ * at a time, R streams at once (64 for bytes), and rows a power of two
+ * apart share one L1 set. Copying only a block column's lines into an L1
+ * buffer did not help (docs/performance.md); what did: the tile's source
+ * rows @r0..@r1 copied one after another (each a sequential run) into
+ * @stage, the blocks reading the copy, and meanwhile the next tile's
+ * source (the same rows, continued past @cend columns) prefetched, a few
+ * lines after each block, so that its copy finds it in the caches. The
+ * bands of R rows walked inside a column of blocks give each destination
+ * row consecutive lines.
+ */
+static void tilecopy_direct_staged(const TilecopyKernel *k,
+                                   uint8_t *const *drow,
+                                   const uint8_t *const *row, size_t r0,
+                                   size_t r1, size_t cend, unsigned es,
+                                   uint8_t *stage)
+{
+    const uint8_t *in[64];
+    size_t len = cend * es, lines = len / 64;
+    size_t blocks = cend / k->cols * ((r1 - r0) / k->rows);
+    size_t npf = (r1 - r0) * lines, per = DIV_ROUND_UP(npf, blocks);
+    size_t pf = 0, r, c, i;
+
+    for (r = r0; r < r1; r++) {
+        uint8_t *d = stage + (r - r0) * len;
+
+        /*
+         * Whole lines in fixed-size copies (inlined SIMD moves): glibc's
+         * memcpy takes `rep movsb` for rows of a few KiB, with which 4 KiB
+         * rows (f64) ran at half the speed on an AMD EPYC host.
+         */
+        for (i = 0; i + 64 <= len; i += 64) {
+            memcpy(d + i, row[r] + i, 64);
+        }
+        memcpy(d + i, row[r] + i, len - i);
+    }
+    for (c = 0; c < cend; c += k->cols) {
+        for (r = r0; r < r1; r += k->rows) {
+            for (i = 0; i < k->rows; i++) {
+                in[i] = stage + (r - r0 + i) * len + c * es;
+            }
+            k->fn(drow + c, r * es, in);
+            /* a hint: past the end of a mapping it reads nothing */
+            for (i = 0; i < per && pf < npf; i++, pf++) {
+                uintptr_t next = (uintptr_t)row[r0 + pf / lines] + len +
+                                 pf % lines * 64;
+
+                __builtin_prefetch((const void *)next);
+            }
+        }
+    }
+}
+
 bool tilecopy_transpose_direct(uint8_t *const *drow,
                                const uint8_t *const *row, size_t rows,
-                               size_t cols, unsigned es)
+                               size_t cols, unsigned es, uint8_t *stage,
+                               size_t stage_size)
 {
     const TilecopyKernel *k = tilecopy_kernel(es);
     size_t head, rend, cend, r, c;
@@ -918,6 +974,8 @@ bool tilecopy_transpose_direct(uint8_t *const *drow,
                 tilecopy_direct_block(k, drow, row, r, c, es);
             }
         }
+    } else if (stage && (rend - head) * cend * es <= stage_size) {
+        tilecopy_direct_staged(k, drow, row, head, rend, cend, es, stage);
     } else {
         for (c = 0; c < cend; c += k->cols) {
             for (r = head; r < rend; r += k->rows) {

@@ -20,13 +20,17 @@ void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
 /*
  * drow[c][r] = row[r][c]: the same transpose written straight to the
  * destination rows @drow (each @rows elements), with streaming stores.
- * Returns false, having written nothing, when it has no kernel for the
- * shape: @es without a SIMD kernel on this host, fewer rows or columns
- * than a kernel block, or destination rows of different alignments.
+ * With @stage (@stage_size bytes of scratch, or NULL), for source rows far
+ * apart: the source is first copied there row after row, and the same
+ * rows past @cols are prefetched for the next tile. Returns false, having
+ * written nothing, when it has no kernel for the shape: @es without a SIMD
+ * kernel on this host, fewer rows or columns than a kernel block, or
+ * destination rows of different alignments.
  */
 bool tilecopy_transpose_direct(uint8_t *const *drow,
                                const uint8_t *const *row, size_t rows,
-                               size_t cols, unsigned es);
+                               size_t cols, unsigned es, uint8_t *stage,
+                               size_t stage_size);
 
 /* Columns tilecopy_transpose_direct() needs at least for @es (0: never). */
 size_t tilecopy_direct_min_cols(unsigned es);

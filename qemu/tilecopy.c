@@ -64,6 +64,15 @@ OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
 #define TC_TILE_ROWS_MAX        1024    /* source rows of a tile */
 #define TC_SHORT_ROW            512     /* bytes: rows copied in batches */
 /*
+ * Tiles of rows far apart on both sides: 64-byte lines written to each
+ * destination row, destination rows (the source rows' length in
+ * elements), and the shortest run of a source row in bytes (for 1-byte
+ * elements: 256 columns).
+ */
+#define TC_FAR_LINES            4
+#define TC_FAR_COLS             128
+#define TC_FAR_RUN              256
+/*
  * The engine looks at STOP and resets before each descriptor, each tile
  * and each row, and within a row at least every TC_POLL_ELEMS elements
  * and every TC_POLL_BYTES bytes: a stop lands within that much work
@@ -987,13 +996,18 @@ static uint64_t tilecopy_probe_rows(TilecopyState *s, TilecopyJob *j,
  * A gathered tile of @m source rows by @n columns written straight to its
  * destination rows (@dstride bytes apart from @dst), 1024 rows at a time.
  * Returns the columns (destination rows) done; the caller does the rest
- * through the tile buffer. @rows advance past the columns done.
+ * through the tile buffer. @rows advance past the columns done. @staged
+ * (rows far apart on both sides): the source is copied into the second
+ * half of the tile buffer first (tilecopy_transpose_direct()), which the
+ * tile needs only once the direct path has given up.
  */
 static uint64_t tilecopy_tile_direct(TilecopyState *s, TilecopyJob *j,
                                      const uint8_t **rows, uint64_t m,
                                      uint64_t n, unsigned es, uint64_t dst,
-                                     uint64_t dstride, uint64_t fills0)
+                                     uint64_t dstride, uint64_t fills0,
+                                     bool staged)
 {
+    uint8_t *stage = staged ? s->tilebuf + s->tilebuf_size / 2 : NULL;
     uint64_t done = 0, chunk, got, i;
 
     while (done < n) {
@@ -1002,7 +1016,8 @@ static uint64_t tilecopy_tile_direct(TilecopyState *s, TilecopyJob *j,
                                   m * es, chunk, true, s->tile_drows);
         /* Pointers of the source rows must still be in the TLB. */
         if (got < chunk || j->fills - fills0 > TC_TLB_ENTRIES ||
-            !tilecopy_transpose_direct(s->tile_drows, rows, m, chunk, es)) {
+            !tilecopy_transpose_direct(s->tile_drows, rows, m, chunk, es,
+                                       stage, s->tilebuf_size / 2)) {
             break;
         }
         j->moved += chunk * m * es;
@@ -1053,13 +1068,16 @@ static bool tilecopy_tile_few(TilecopyState *s, TilecopyJob *j,
 /*
  * One tile of @m source rows (at most TC_TILE_ROWS_MAX) by @n columns:
  * gathered, then written straight to the destination rows where they are
- * all mapped, else transposed in the buffer (rows @ostride elements apart)
- * and written row after row, where a fault, if any, stops it.
+ * all mapped (@direct; @staged: through a copy of the source, see
+ * tilecopy_tile_direct()), else transposed in the buffer (rows @ostride
+ * elements apart) and written row after row, where a fault, if any,
+ * stops it.
  */
 static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
                           const TilecopyShape *sh, unsigned p, unsigned q,
                           uint64_t src, uint64_t dst, uint64_t m, uint64_t n,
-                          unsigned es, uint64_t ostride, bool direct)
+                          unsigned es, uint64_t ostride, bool direct,
+                          bool staged)
 {
     uint8_t *in = s->tilebuf, *out = s->tilebuf + s->tilebuf_size / 2;
     const uint8_t **rows = s->tile_rows;
@@ -1074,7 +1092,7 @@ static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
     }
     if (direct) {
         c0 = tilecopy_tile_direct(s, j, rows, m, n, es, dst, sh->ds[p] * es,
-                                  fills0);
+                                  fills0, staged);
         if (c0 < n && j->fills - fills0 > TC_TLB_ENTRIES &&
             !tilecopy_gather(s, j, src + c0 * es, sh->ss[q] * es,
                              (n - c0) * es, m, rows, in)) {
@@ -1114,7 +1132,7 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
 {
     unsigned es = d->elem_size;
     uint64_t cap = s->tilebuf_size / 2 / es;
-    uint64_t bq, bp, p0, q0, r0, n, m, ostride;
+    uint64_t bq, bp, bh, p0, q0, r0, n, m, ostride;
     uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
     uint64_t soff = 0, doff = 0;
     uint32_t outer = ((1u << sh->nd) - 1) & ~(1u << p) & ~(1u << q);
@@ -1137,7 +1155,7 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
      */
     bool few_cols = direct && sh->e[p] <= TILECOPY_FEW_MAX &&
                     sh->ss[q] == sh->e[p];
-    bool far_both;
+    bool far_both, staged;
 
     if (sh->e[p] >= sh->e[q]) {
         /* wide tiles: long source rows */
@@ -1155,15 +1173,24 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
         }
     }
     /*
-     * Both sides a page or more apart (a large 2-D transpose): tiles of one
-     * direct block's source rows (one 64-byte line of each destination
-     * row) by up to 512 destination rows, so that the source rows are read
-     * in long runs. Rows far apart share TLB runs only where the mapping
-     * is contiguous: fewer destination rows while a tile's lookups
-     * overflow the TLB (below).
+     * Both sides a page or more apart (a large 2-D transpose): tiles of
+     * four direct blocks' source rows (four consecutive 64-byte lines of
+     * each destination row) by up to 128 destination rows (256 for
+     * bytes: source runs of 256 bytes at least), the source copied row
+     * after row before the blocks read it (tilecopy_tile_direct, staged).
+     * 8-byte elements measured no better so: tiles of one block's rows
+     * (one line of each destination row) by up to 512 destination rows,
+     * read where they lie. docs/performance.md has the shapes measured.
+     * Rows far apart share TLB runs only where the mapping is contiguous:
+     * fewer destination rows, then fewer source rows from the next band
+     * on, while a tile's lookups overflow the TLB (below).
      */
     far_both = direct && src_far && dst_far && !few_cols;
-    if (far_both) {
+    staged = far_both && es < 8;
+    if (staged) {
+        bq = MIN(sh->e[q], TC_FAR_LINES * 64 / es);
+        bp = MIN(sh->e[p], MAX(TC_FAR_COLS, TC_FAR_RUN / es));
+    } else if (far_both) {
         bq = MIN(sh->e[q], 64 / es);
         bp = MIN(sh->e[p], 512);
     }
@@ -1183,7 +1210,8 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
         bq = MIN(bq, TC_TILE_ROWS_MAX);
     }
     do {
-        for (q0 = 0; q0 < sh->e[q]; q0 += bq) {
+        for (q0 = 0; q0 < sh->e[q]; q0 += bh) {
+            bh = bq;                            /* this band's rows */
             for (p0 = 0; p0 < sh->e[p]; p0 += bp) {
                 uint64_t src = d->src + soff + (q0 * sh->ss[q] + p0) * es;
                 uint64_t dst = d->dst + doff + (p0 * sh->ds[p] + q0) * es;
@@ -1194,7 +1222,7 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                     return false;
                 }
                 n = MIN(bp, sh->e[p] - p0);     /* elements per source row */
-                m = MIN(bq, sh->e[q] - q0);     /* source rows */
+                m = MIN(bh, sh->e[q] - q0);     /* source rows */
                 if (direct &&
                     tilecopy_tile_few(s, j, sh, p, q, src, dst, m, n, es)) {
                     continue;
@@ -1212,13 +1240,17 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                     if ((part && tilecopy_tile_few(s, j, sh, p, q, sa, da, mr,
                                                    n, es)) ||
                         tilecopy_tile(s, j, sh, p, q, sa, da, mr, n, es,
-                                      ostride, direct)) {
+                                      ostride, direct, staged)) {
                         continue;
                     }
                     return false;
                 }
-                if (far_both && bp > 64 && j->fills - fills0 > TC_TLB_ENTRIES) {
-                    bp = MAX(64, bp / 2);
+                if (far_both && j->fills - fills0 > TC_TLB_ENTRIES) {
+                    if (bp > 64) {
+                        bp = MAX(64, bp / 2);
+                    } else if (bq > 64 / es) {
+                        bq = MAX(64 / es, bq / 2);
+                    }
                 }
             }
         }

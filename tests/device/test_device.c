@@ -2765,10 +2765,20 @@ START_TEST(test_cross_transposes)
 		{ 2001, 5, 0, 0, 8, 2 }, { 7, 999, 0, 0, 24, 1 }, { 999, 2, 0, 0, 40, 1 },
 		/*
 		 * rows a page or more apart on both sides for 4- and 8-byte
-		 * elements (tiles of one line by up to 512 destination rows,
-		 * fewer when scattered pages overflow the TLB)
+		 * elements, destination rows not equally aligned (the buffered
+		 * path)
 		 */
 		{ 100, 1100, 1000, 0, 0, 1 }, { 70, 1030, 1000, 3, 8, 1 },
+		/*
+		 * the same for every element size, destination rows whole
+		 * lines apart: straight, for 1- to 4-byte elements through
+		 * the staged copy of the source (tiles of four blocks' rows by
+		 * 128 columns, 256 for bytes, fewer when scattered pages
+		 * overflow the TLB); source rows starting anywhere in a line,
+		 * a head, rows past the last band, tail columns, rows ending
+		 * within a line; an outer dimension
+		 */
+		{ 333, 300, 3827, 3903, 8, 1 }, { 130, 70, 3966, 4096, 0, 2 },
 	};
 	struct env e;
 	struct ring r;
