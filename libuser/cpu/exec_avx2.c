@@ -4,9 +4,10 @@
  * large outputs), in-register transposes with two 16-byte lanes stacked
  * over rows (32x16 bytes, 16x8 16-bit, 8x4 32-bit, 4x2 64-bit tiles), so
  * every destination row of a tile is one 32-byte store. Narrow blocks fall
- * back to one lane; edges are typed element loops. Few rows (a C = 3
- * image, any element size) run a pshufb program. Shape analysis is in
- * pattern.c.
+ * back to one lane; edges are typed element loops. Streamed tiles of 8-
+ * and 16-bit elements fill their lines in a stack buffer first. Few rows
+ * (a C = 3 image, any element size) run a pshufb program. Shape analysis
+ * is in pattern.c.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -175,8 +176,9 @@ AVX2_FR_RUN(7)
 AVX2_FR_RUN(8)
 
 /*
- * Dense rows (no pad: T == R), R <= 4: the R x R index vectors live in
- * registers for the whole run and the outputs are straight-line code.
+ * Dense rows (no pad: T == R), R <= 3: the R x R index vectors live in
+ * registers for the whole run and the outputs are straight-line code (at
+ * R = 4 the 16 tables alone fill the 16 ymm registers: the general loop).
  */
 #define AVX2_FR_DENSE(R)						\
 static void avx2_fr_dense##R(const struct tc_fr_plan *p, char *dst,	\
@@ -226,7 +228,6 @@ static void avx2_fr_dense##R(const struct tc_fr_plan *p, char *dst,	\
 }
 AVX2_FR_DENSE(2)
 AVX2_FR_DENSE(3)
-AVX2_FR_DENSE(4)
 
 static void avx2_fr_run(const void *prog, char *dst, const char *src,
 			size_t sld, size_t cols, int nt)
@@ -236,13 +237,14 @@ static void avx2_fr_run(const void *prog, char *dst, const char *src,
 		avx2_fr_run1, avx2_fr_run2, avx2_fr_run3, avx2_fr_run4,
 		avx2_fr_run5, avx2_fr_run6, avx2_fr_run7, avx2_fr_run8,
 	};
-	static void (*const dense[4])(const struct tc_fr_plan *, char *,
+	static void (*const dense[3])(const struct tc_fr_plan *, char *,
 				      const char *, size_t, size_t, int) = {
-		NULL, avx2_fr_dense2, avx2_fr_dense3, avx2_fr_dense4,
+		NULL, avx2_fr_dense2, avx2_fr_dense3,
 	};
 	const struct tc_fr_plan *p = prog;
 
-	if (p->rows <= 4 && p->T == p->rows && !p->pad && dense[p->rows - 1])
+	/* no gaps (prepare): T == rows means no pattern either */
+	if (p->rows <= 3 && p->T == p->rows && dense[p->rows - 1])
 		dense[p->rows - 1](p, dst, src, sld, cols, nt);
 	else
 		run[p->rows - 1](p, dst, src, sld, cols, nt);

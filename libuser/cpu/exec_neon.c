@@ -63,7 +63,10 @@ NEON_TR(8, 2)
  * Other few-rows shapes (C = 5..8, rows followed by a pattern: NC1HWC0
  * with C < C0) run the program of struct tc_fr_plan for 16-byte vectors
  * of bytes: an output is the OR of one TBL per row (an index of 0x80 is
- * out of the table and gives 0) and the pattern, as on AVX2.
+ * out of the table and gives 0) and the pattern, as on AVX2. At most
+ * TC_FR_MAXT (16) outputs per span: rows of up to 16 u8 or 32 u16 bytes
+ * with their pattern (f16 NC1HWC0, nChw16c; int8 NC1HWC0's 32-byte rows
+ * go to the tiles and a fill).
  */
 struct neon_fr {
 	int tbl;
@@ -109,11 +112,13 @@ static void neon_fr_tbl##R(const struct tc_fr_plan *p, char *dst,	\
 	uint8x16_t v[R];						\
 									\
 	for (; c + S <= cols; c += S, dst += 16 * T) {			\
+		_Pragma("GCC unroll 8")					\
 		for (int r = 0; r < (R); r++)				\
 			v[r] = LD1(src + r * sld + c * p->es, 0);	\
 		for (size_t t = 0; t < T; t++) {			\
 			uint8x16_t acc = vqtbl1q_u8(v[0], LD1(p->idx[t][0], 0)); \
 									\
+			_Pragma("GCC unroll 8")				\
 			for (int r = 1; r < (R); r++)			\
 				acc = vorrq_u8(acc, vqtbl1q_u8(v[r],	\
 						LD1(p->idx[t][r], 0)));	\

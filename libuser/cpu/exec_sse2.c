@@ -2,7 +2,9 @@
 /*
  * exec_sse2.c - SSE2 executor: 16-byte copies and fills (non-temporal for
  * large outputs), in-register transposes of 16x16 bytes, 8x8 16-bit,
- * 4x4 32-bit and 2x2 64-bit tiles. Shape analysis is in pattern.c.
+ * 4x4 32-bit and 2x2 64-bit tiles; streamed tiles of 8- and 16-bit
+ * elements fill their lines in a stack buffer first (TC_BLOCK_BAND_LINES).
+ * Shape analysis is in pattern.c.
  *
  * Copyright (c) 2026 The tilecopy authors
  */

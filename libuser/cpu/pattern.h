@@ -34,8 +34,9 @@
  * vb / unit), then merges each further row r by @idx[t][r] where @k[t][r],
  * then @patv[t] where @patk[t], and is stored where @storek[t] (every unit
  * unless there are gaps). Indices and masks are in units of @unit bytes
- * (1: byte permutes, VBMI's or pshufb's), one mask bit per unit. An ISA
- * may rewrite the 64-byte slots into its own form.
+ * (1: byte permutes, VBMI's vpermb, AVX2's pshufb, NEON's tbl; every
+ * caller now builds with 1), one mask bit per unit. An ISA may rewrite
+ * the 64-byte slots into its own form.
  */
 #define TC_FR_MAXROWS	8
 #define TC_FR_MAXT	16
