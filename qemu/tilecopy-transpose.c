@@ -917,9 +917,11 @@ static void tilecopy_direct_staged(const TilecopyKernel *k,
         uint8_t *d = stage + (r - r0) * len;
 
         /*
-         * Whole lines in fixed-size copies (inlined SIMD moves): glibc's
-         * memcpy takes `rep movsb` for rows of a few KiB, with which 4 KiB
-         * rows (f64) ran at half the speed on an AMD EPYC host.
+         * Whole lines in fixed-size copies (inlined SIMD moves). An early
+         * version staged 4 KiB rows of f64, for which glibc's memcpy took
+         * `rep movsb` at half the speed on an AMD EPYC host; the rows
+         * staged now are at most 512 bytes, and 8-byte elements are not
+         * staged.
          */
         for (i = 0; i + 64 <= len; i += 64) {
             memcpy(d + i, row[r] + i, 64);

@@ -22,7 +22,9 @@ void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
  * destination rows @drow (each @rows elements), with streaming stores.
  * With @stage (@stage_size bytes of scratch, or NULL), for source rows far
  * apart: the source is first copied there row after row, and the same
- * rows past @cols are prefetched for the next tile. Returns false, having
+ * rows past the columns the blocks take (@cols rounded down to a block)
+ * are prefetched for the next tile; @stage must not overlap @row or
+ * @drow. Returns false, having
  * written nothing, when it has no kernel for the shape: @es without a SIMD
  * kernel on this host, fewer rows or columns than a kernel block, or
  * destination rows of different alignments.

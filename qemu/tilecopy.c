@@ -1066,6 +1066,37 @@ static bool tilecopy_tile_few(TilecopyState *s, TilecopyJob *j,
 }
 
 /*
+ * A row needs at most two lookups (split between two mappings): a slice
+ * of this many rows stays within the TLB.
+ */
+#define TC_SLICE_ROWS (TC_TLB_ENTRIES / 4)
+
+/*
+ * @m source rows of @n elements, @stride bytes apart from @src, gathered
+ * and transposed into @out (rows @ostride elements apart) TC_SLICE_ROWS
+ * rows at a time; rows are read in the same order as one gather, so a
+ * fault names the same first byte.
+ */
+static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
+                                      uint64_t src, uint64_t stride,
+                                      uint64_t m, uint64_t n, unsigned es,
+                                      uint64_t ostride, uint8_t *out)
+{
+    const uint8_t **rows = s->tile_rows;
+    uint64_t r0, mr;
+
+    for (r0 = 0; r0 < m; r0 += mr) {
+        mr = MIN(m - r0, TC_SLICE_ROWS);
+        if (!tilecopy_gather(s, j, src + r0 * stride, stride, n * es, mr,
+                             rows, s->tilebuf)) {
+            return false;
+        }
+        tilecopy_transpose(out + r0 * es, rows, mr, n, ostride, es);
+    }
+    return true;
+}
+
+/*
  * One tile of @m source rows (at most TC_TILE_ROWS_MAX) by @n columns:
  * gathered, then written straight to the destination rows where they are
  * all mapped (@direct; @staged: through a copy of the source, see
@@ -1093,18 +1124,25 @@ static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
     if (direct) {
         c0 = tilecopy_tile_direct(s, j, rows, m, n, es, dst, sh->ds[p] * es,
                                   fills0, staged);
-        if (c0 < n && j->fills - fills0 > TC_TLB_ENTRIES &&
-            !tilecopy_gather(s, j, src + c0 * es, sh->ss[q] * es,
-                             (n - c0) * es, m, rows, in)) {
-            /* the source rows left the TLB meanwhile: gathered again */
-            return false;
-        }
     }
     trace_tilecopy_tile(es, m, n, c0);
     if (c0 == n) {
         return true;
     }
-    tilecopy_transpose(out, rows, m, n - c0, ostride, es);
+    if (j->fills - fills0 > TC_TLB_ENTRIES) {
+        /*
+         * The gathers took more lookups than the TLB holds (rows far
+         * apart in scattered pages): the first rows' pointers may have
+         * gone with their entries. Gathered again and transposed a slice
+         * of rows at a time, each slice's lookups within the TLB.
+         */
+        if (!tilecopy_transpose_slices(s, j, src + c0 * es, sh->ss[q] * es,
+                                       m, n - c0, es, ostride, out)) {
+            return false;
+        }
+    } else {
+        tilecopy_transpose(out, rows, m, n - c0, ostride, es);
+    }
     dst += c0 * sh->ds[p] * es;
     if (sh->ds[p] == m && ostride == m) {
         /* rows adjacent in the destination: one run */
@@ -1132,13 +1170,16 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
 {
     unsigned es = d->elem_size;
     uint64_t cap = s->tilebuf_size / 2 / es;
-    uint64_t bq, bp, bh, p0, q0, r0, n, m, ostride;
+    uint64_t bq, bp, bh, bw, p0, q0, r0, n, m, ostride;
     uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
     uint64_t soff = 0, doff = 0;
     uint32_t outer = ((1u << sh->nd) - 1) & ~(1u << p) & ~(1u << q);
     /*
-     * Rows a page or more apart each hold a TLB entry while the tiles of a
-     * band are done: at most 64 of them (the TLB has 128), on either side.
+     * Rows a page or more apart each hold a TLB entry while a tile is
+     * done: up to 256 of them on a side (the TLB has 128) where the pages
+     * are not one run. The direct path then gives up, the buffered one
+     * gathers the source again in slices (tilecopy_transpose_slices()),
+     * and the tiles shrink (below).
      */
     bool src_far = sh->ss[q] * es >= TC_PAGE_SIZE;
     bool dst_far = sh->ds[p] * es >= TC_PAGE_SIZE;
@@ -1212,16 +1253,17 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
     do {
         for (q0 = 0; q0 < sh->e[q]; q0 += bh) {
             bh = bq;                            /* this band's rows */
-            for (p0 = 0; p0 < sh->e[p]; p0 += bp) {
+            for (p0 = 0; p0 < sh->e[p]; p0 += bw) {
                 uint64_t src = d->src + soff + (q0 * sh->ss[q] + p0) * es;
                 uint64_t dst = d->dst + doff + (p0 * sh->ds[p] + q0) * es;
 
                 uint64_t fills0 = j->fills;
 
+                bw = bp;                        /* this tile's columns */
                 if (tilecopy_cancelled(s, j)) {
                     return false;
                 }
-                n = MIN(bp, sh->e[p] - p0);     /* elements per source row */
+                n = MIN(bw, sh->e[p] - p0);     /* elements per source row */
                 m = MIN(bh, sh->e[q] - q0);     /* source rows */
                 if (direct &&
                     tilecopy_tile_few(s, j, sh, p, q, src, dst, m, n, es)) {
