@@ -970,15 +970,47 @@ static void tc_op_exec_transpose(struct tc_op *op, unsigned nthr)
 
 /* ---- fused padding ----------------------------------------------------------- */
 
-/* The same dims >= 1 (extents and destination strides), dim 0 dst-contiguous. */
+/*
+ * The rows of @d (its dims >= 1) as destination extents and strides, unit
+ * dims dropped and dims whose strides chain merged: the planner merges a
+ * FILL's dims wherever the destination allows, a COPY's only where the
+ * source does too (NCHW -> NC1HWC0 with C = 3: the FILL's N x HW rows are
+ * one dim, the COPY's two). Returns the number of dims.
+ */
+static int tc_dst_rows(const struct drm_tilecopy_desc *d, uint64_t ext[TC_MAXD],
+		       uint64_t str[TC_MAXD])
+{
+	int m = 0;
+
+	for (int k = 1; k < d->ndims && k < TC_MAXD; k++) {
+		if (d->extent[k] == 1)
+			continue;
+		if (m && str[m - 1] * ext[m - 1] == d->dst_stride[k]) {
+			ext[m - 1] *= d->extent[k];
+			continue;
+		}
+		ext[m] = d->extent[k];
+		str[m++] = d->dst_stride[k];
+	}
+	return m;
+}
+
+/* The same destination rows (tc_dst_rows), dim 0 dst-contiguous. */
 static int tc_same_rows(const struct drm_tilecopy_desc *x,
 			const struct drm_tilecopy_desc *y)
 {
-	if (x->elem_size != y->elem_size || x->ndims != y->ndims ||
-	    x->ndims >= TC_MAXD || x->dst_stride[0] != 1 || y->dst_stride[0] != 1)
+	uint64_t xe[TC_MAXD], xs[TC_MAXD], ye[TC_MAXD], ys[TC_MAXD];
+	int n;
+
+	/* below TC_MAXD: tc_rows_disjoint() adds a dim */
+	if (x->elem_size != y->elem_size || x->ndims >= TC_MAXD || y->ndims >= TC_MAXD ||
+	    x->dst_stride[0] != 1 || y->dst_stride[0] != 1)
 		return 0;
-	for (int k = 1; k < x->ndims; k++)
-		if (x->extent[k] != y->extent[k] || x->dst_stride[k] != y->dst_stride[k])
+	n = tc_dst_rows(x, xe, xs);
+	if (n != tc_dst_rows(y, ye, ys))
+		return 0;
+	for (int k = 0; k < n; k++)
+		if (xe[k] != ye[k] || xs[k] != ys[k])
 			return 0;
 	return 1;
 }

@@ -622,6 +622,46 @@ START_TEST(test_fused_padding)
 			snprintf(what, sizeof(what), "padded, write64 es=%u k=%u", es, k);
 			check_descs(be, d, n, 6, what);
 		}
+	/*
+	 * As the planner lists NCHW -> NC1HWC0 / nChw16c with C = 3: the
+	 * FILL's rows one merged dim (N x HW), the COPY's two (HW, N: the
+	 * source does not chain); fused all the same. And a FILL of one row
+	 * fewer, or of rows another stride apart: not the COPY's rows, so
+	 * not fused (the bytes must still match).
+	 */
+	for (size_t e = 1; e < 3; e++)
+		for (int variant = 0; variant < 3; variant++) {
+			unsigned es = es_list[e];
+			__u32 hw = 25, nb = 3, c = 3, w = 16;
+			struct drm_tilecopy_desc p[3];
+			char what[64];
+
+			memset(p, 0, sizeof(p));
+			p[0].op = DRM_TILECOPY_OP_FILL;
+			p[0].elem_size = (__u16)es;
+			p[0].ndims = 2;
+			p[0].dst = (__u64)c * es;
+			p[0].value = 0x5a5a5a5a5a5a5a5aULL & ((1ULL << (8 * es)) - 1);
+			p[0].extent[0] = w - c;
+			p[0].extent[1] = nb * hw - (variant == 1);
+			p[0].dst_stride[0] = 1;
+			p[0].dst_stride[1] = variant == 2 ? 2 * w : w;
+			if (variant == 2)
+				p[0].extent[1] = nb * hw / 2;
+			p[1] = copy_desc(es, 3, (__u32[3]){ c, hw, nb });
+			p[1].src_stride[0] = hw, p[1].src_stride[1] = 1, p[1].src_stride[2] = (__u64)c * hw;
+			p[1].dst_stride[0] = 1, p[1].dst_stride[1] = w, p[1].dst_stride[2] = (__u64)w * hw;
+			/* after them, so that the bytes past the last row are compared */
+			p[2].op = DRM_TILECOPY_OP_WRITE64;
+			p[2].elem_size = 8;
+			p[2].ndims = 1;
+			p[2].extent[0] = 1;
+			p[2].dst = (__u64)nb * hw * w * es + 64;
+			p[2].value = 0x0123456789abcdefULL;
+			snprintf(what, sizeof(what), "padded, planner's dims es=%u variant %d",
+				 es, variant);
+			check_descs(be, p, 3, variant, what);
+		}
 	/* large: the fused rows streamed (NT) */
 	for (size_t e = 0; e < 4; e += quick() ? 2 : 1) {
 		size_t n = padded_list(d, es_list[e], 4, quick() ? 20000 : 66000, 2, 0, NULL);
