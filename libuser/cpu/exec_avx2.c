@@ -108,6 +108,21 @@ static int avx2_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 }
 
 /*
+ * The two spans of a 256-bit output: lane 0 to @lo, lane 1 to @hi (@nt:
+ * streamed; the caller checked 16-byte alignment).
+ */
+static inline void avx2_store_lanes(char *lo, char *hi, __m256i v, int nt)
+{
+	if (nt) {
+		NT1(lo, _mm256_castsi256_si128(v));
+		NT1(hi, _mm256_extracti128_si256(v, 1));
+	} else {
+		ST1(lo, _mm256_castsi256_si128(v));
+		ST1(hi, _mm256_extracti128_si256(v, 1));
+	}
+}
+
+/*
  * One instance per row count: the row vectors stay in registers. Output t
  * of the span in lane 0 goes to dst + 16 t, of the span in lane 1 to
  * dst + 16 (T + t); a last single span runs on one lane.
@@ -126,7 +141,6 @@ static void avx2_fr_run##R(const struct tc_fr_plan *p, char *dst,	\
 			v[r] = LD(src + r * sld + c * p->es);		\
 		for (t = 0; t < T; t++) {				\
 			__m256i acc = _mm256_shuffle_epi8(v[0], LD(p->idx[t][0])); \
-			__m128i lo, hi;					\
 									\
 			_Pragma("GCC unroll 8")				\
 			for (int r = 1; r < (R); r++)			\
@@ -134,15 +148,7 @@ static void avx2_fr_run##R(const struct tc_fr_plan *p, char *dst,	\
 							LD(p->idx[t][r])));	\
 			if (p->patk[t])					\
 				acc = _mm256_or_si256(acc, LD(p->patv[t])); \
-			lo = _mm256_castsi256_si128(acc);		\
-			hi = _mm256_extracti128_si256(acc, 1);		\
-			if (nt) {					\
-				NT1(dst + 16 * t, lo);			\
-				NT1(dst + 16 * (T + t), hi);		\
-			} else {					\
-				ST1(dst + 16 * t, lo);			\
-				ST1(dst + 16 * (T + t), hi);		\
-			}						\
+			avx2_store_lanes(dst + 16 * t, dst + 16 * (T + t), acc, nt); \
 		}							\
 	}								\
 	if (c + S <= cols) {						\
@@ -205,23 +211,9 @@ static void avx2_fr_dense##R(const struct tc_fr_plan *p, char *dst,	\
 				o[t] = _mm256_or_si256(o[t],		\
 					_mm256_shuffle_epi8(v[r], ix[t][r])); \
 		}							\
-		if (nt) {						\
-			_Pragma("GCC unroll 4")				\
-			for (int t = 0; t < (R); t++)			\
-				NT1(dst + 16 * t, _mm256_castsi256_si128(o[t])); \
-			_Pragma("GCC unroll 4")				\
-			for (int t = 0; t < (R); t++)			\
-				NT1(dst + 16 * ((R) + t),		\
-				    _mm256_extracti128_si256(o[t], 1));	\
-		} else {						\
-			_Pragma("GCC unroll 4")				\
-			for (int t = 0; t < (R); t++)			\
-				ST1(dst + 16 * t, _mm256_castsi256_si128(o[t])); \
-			_Pragma("GCC unroll 4")				\
-			for (int t = 0; t < (R); t++)			\
-				ST1(dst + 16 * ((R) + t),		\
-				    _mm256_extracti128_si256(o[t], 1));	\
-		}							\
+		_Pragma("GCC unroll 4")					\
+		for (int t = 0; t < (R); t++)				\
+			avx2_store_lanes(dst + 16 * t, dst + 16 * ((R) + t), o[t], nt); \
 	}								\
 	if (c < cols)							\
 		avx2_fr_run##R(p, dst, src + c * p->es, sld, cols - c, nt); \
