@@ -125,47 +125,25 @@ static inline void avx2_store_lanes(char *lo, char *hi, __m256i v, int nt)
 /*
  * One instance per row count: the row vectors stay in registers. Output t
  * of the span in lane 0 goes to dst + 16 t, of the span in lane 1 to
- * dst + 16 (T + t); a last single span runs on one lane.
+ * dst + 16 (T + t); a last single span runs on one lane. AVX2_FR_ST2
+ * streams by the kernel's @nt, cleared for a misaligned destination.
  */
+#define AVX2_FR_ST2(dst, T, t, v)					\
+	avx2_store_lanes((dst) + 16 * (t), (dst) + 16 * ((T) + (t)), (v), nt)
+#define AVX2_FR_ST1(dst, T, t, v)	ST1((dst) + 16 * (t), (v))
 #define AVX2_FR_RUN(R)							\
 static void avx2_fr_run##R(const struct tc_fr_plan *p, char *dst,	\
 			   const char *src, size_t sld, size_t cols, int nt) \
 {									\
-	size_t c = 0, S = p->per, T = p->T, t;				\
-	__m256i v[R];							\
+	size_t c = 0, S = p->per, T = p->T;				\
 									\
 	nt = nt && !((uintptr_t)dst & 15);				\
-	for (; c + 2 * S <= cols; c += 2 * S, dst += 32 * T) {		\
-		_Pragma("GCC unroll 8")					\
-		for (int r = 0; r < (R); r++)				\
-			v[r] = LD(src + r * sld + c * p->es);		\
-		for (t = 0; t < T; t++) {				\
-			__m256i acc = _mm256_shuffle_epi8(v[0], LD(p->idx[t][0])); \
-									\
-			_Pragma("GCC unroll 8")				\
-			for (int r = 1; r < (R); r++)			\
-				acc = _mm256_or_si256(acc, _mm256_shuffle_epi8(v[r], \
-							LD(p->idx[t][r])));	\
-			if (p->patk[t])					\
-				acc = _mm256_or_si256(acc, LD(p->patv[t])); \
-			avx2_store_lanes(dst + 16 * t, dst + 16 * (T + t), acc, nt); \
-		}							\
-	}								\
+	for (; c + 2 * S <= cols; c += 2 * S, dst += 32 * T)		\
+		TC_FR_SPAN(__m256i, R, T, p, dst, src, sld, c, LD, LD,	\
+			   _mm256_shuffle_epi8, _mm256_or_si256, AVX2_FR_ST2); \
 	if (c + S <= cols) {						\
-		__m128i w[R];						\
-									\
-		for (int r = 0; r < (R); r++)				\
-			w[r] = LD1(src + r * sld + c * p->es, 0);	\
-		for (t = 0; t < T; t++) {				\
-			__m128i acc = _mm_shuffle_epi8(w[0], LD1(p->idx[t][0], 0)); \
-									\
-			for (int r = 1; r < (R); r++)			\
-				acc = _mm_or_si128(acc, _mm_shuffle_epi8(w[r], \
-						   LD1(p->idx[t][r], 0)));	\
-			if (p->patk[t])					\
-				acc = _mm_or_si128(acc, LD1(p->patv[t], 0)); \
-			ST1(dst + 16 * t, acc);				\
-		}							\
+		TC_FR_SPAN(__m128i, R, T, p, dst, src, sld, c, LDV1, LDV1,	\
+			   _mm_shuffle_epi8, _mm_or_si128, AVX2_FR_ST1);	\
 		c += S, dst += 16 * T;					\
 	}								\
 	if (c < cols)							\

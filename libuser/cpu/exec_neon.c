@@ -104,29 +104,16 @@ static int neon_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 }
 
 /* One instance per row count: the row vectors stay in registers. */
+#define NEON_FR_ST(dst, T, t, v)	ST1((dst) + 16 * (t), (v))
 #define NEON_FR_TBL(R)							\
 static void neon_fr_tbl##R(const struct tc_fr_plan *p, char *dst,	\
 			   const char *src, size_t sld, size_t cols)	\
 {									\
 	size_t c = 0, S = p->per, T = p->T;				\
-	uint8x16_t v[R];						\
 									\
-	for (; c + S <= cols; c += S, dst += 16 * T) {			\
-		_Pragma("GCC unroll 8")					\
-		for (int r = 0; r < (R); r++)				\
-			v[r] = LD1(src + r * sld + c * p->es, 0);	\
-		for (size_t t = 0; t < T; t++) {			\
-			uint8x16_t acc = vqtbl1q_u8(v[0], LD1(p->idx[t][0], 0)); \
-									\
-			_Pragma("GCC unroll 8")				\
-			for (int r = 1; r < (R); r++)			\
-				acc = vorrq_u8(acc, vqtbl1q_u8(v[r],	\
-						LD1(p->idx[t][r], 0)));	\
-			if (p->patk[t])					\
-				acc = vorrq_u8(acc, LD1(p->patv[t], 0)); \
-			ST1(dst + 16 * t, acc);				\
-		}							\
-	}								\
+	for (; c + S <= cols; c += S, dst += 16 * T)			\
+		TC_FR_SPAN(uint8x16_t, R, T, p, dst, src, sld, c, LDV1, LDV1, \
+			   vqtbl1q_u8, vorrq_u8, NEON_FR_ST);		\
 	if (c < cols)							\
 		tc_fr_tail(dst, p->dld, src + c * p->es, sld, p->rows, cols - c, \
 			   p->es, p->pad, p->pat);			\

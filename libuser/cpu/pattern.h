@@ -62,6 +62,35 @@ int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
 		size_t rows, unsigned es, size_t dld, size_t pad,
 		const unsigned char pat[64]);
 
+/*
+ * TC_FR_SPAN - one span of a program whose slots an ISA rewrote for a
+ * byte-table lookup @shuf that gives 0 for an index of 0x80 (AVX2's
+ * pshufb, NEON's tbl), pattern bytes 0 where the rows supply the byte:
+ * @R rows loaded by @ld_row at column @c, then for t < @T (p->T, in a
+ * local: stores through char * may alias @p) the output, the OR (@vor)
+ * of one lookup per row and of the pattern, goes to @store(dst, T, t,
+ * out). @R is a constant and the row loops are unrolled so that the rows
+ * stay in registers (rolled, NEON kept them on the stack).
+ */
+#define TC_FR_SPAN(vec_t, R, T, p, dst, src, sld, c, ld_row, ld_slot, shuf, vor, store) \
+	do {								\
+		vec_t v_[R];						\
+									\
+		_Pragma("GCC unroll 8")					\
+		for (int r_ = 0; r_ < (R); r_++)			\
+			v_[r_] = ld_row((src) + r_ * (sld) + (c) * (p)->es); \
+		for (size_t t_ = 0; t_ < (T); t_++) {			\
+			vec_t o_ = shuf(v_[0], ld_slot((p)->idx[t_][0]));	\
+									\
+			_Pragma("GCC unroll 8")				\
+			for (int r_ = 1; r_ < (R); r_++)		\
+				o_ = vor(o_, shuf(v_[r_], ld_slot((p)->idx[t_][r_]))); \
+			if ((p)->patk[t_])				\
+				o_ = vor(o_, ld_slot((p)->patv[t_]));	\
+			store(dst, T, t_, o_);				\
+		}							\
+	} while (0)
+
 /**
  * struct tc_kernels - what one instruction set provides.
  * @copy: @bytes contiguous bytes; @nt allows non-temporal stores (the
