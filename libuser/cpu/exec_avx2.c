@@ -97,7 +97,7 @@ static int avx2_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 {
 	struct tc_fr_plan *p = prog;
 
-	if (tc_fr_build(p, 16, 1, 0, rows, es, dld, pad, pat) || p->gaps)
+	if (tc_fr_build(p, 16, 0, rows, es, dld, pad, pat) || p->gaps)
 		return -1;
 	for (size_t t = 0; t < p->T; t++) {
 		for (size_t r = 0; r < rows; r++)

@@ -230,7 +230,7 @@ static int avx512_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 {
 	if (!avx512_has_vbmi())
 		return -1;
-	return tc_fr_build(prog, 64, 1, 1, rows, es, dld, pad, pat);
+	return tc_fr_build(prog, 64, 1, rows, es, dld, pad, pat);
 }
 
 /*

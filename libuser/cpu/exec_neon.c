@@ -89,7 +89,7 @@ static int neon_fr_prepare(void *prog, size_t rows, unsigned es, size_t dld,
 	p->tbl = pad || rows < 2 || rows > 4 || dld != rows * es;
 	if (!p->tbl)
 		return 0;
-	if (tc_fr_build(q, 16, 1, 0, rows, es, dld, pad, pat) || q->gaps)
+	if (tc_fr_build(q, 16, 0, rows, es, dld, pad, pat) || q->gaps)
 		return -1;
 	for (size_t t = 0; t < q->T; t++) {
 		for (size_t r = 0; r < rows; r++)

@@ -149,40 +149,37 @@ _Static_assert(sizeof(struct tc_fr_plan) <= TC_FR_PROG_BYTES,
 	       "few-rows program storage");
 
 /* Output @t of a span: stream bytes [vb t, vb t + vb). */
-static void tc_fr_output(struct tc_fr_plan *p, size_t t, unsigned vb, unsigned unit,
-			 int pair, const unsigned char pat[64])
+static void tc_fr_output(struct tc_fr_plan *p, size_t t, unsigned vb, int pair,
+			 const unsigned char pat[64])
 {
 	size_t data = p->rows * p->es, line = data + p->pad;
-	unsigned nu = vb / unit;
 
-	for (unsigned u = 0; u < nu; u++) {
-		size_t x = vb * t + u * unit, col = x / p->dld, pos = x % p->dld;
+	for (unsigned u = 0; u < vb; u++) {
+		size_t x = vb * t + u, col = x / p->dld, pos = x % p->dld;
 		size_t r = pos / p->es;
 
 		if (pos < data) {
-			uint8_t i = (uint8_t)((col * p->es + pos % p->es) / unit);
+			uint8_t i = (uint8_t)(col * p->es + pos % p->es);
 
 			if (pair && r == 1)	/* the second source of row 0's permute */
-				p->idx[t][0][u] = (uint8_t)(nu + i), p->k[t][0] |= 1ull << u;
+				p->idx[t][0][u] = (uint8_t)(vb + i), p->k[t][0] |= 1ull << u;
 			else
 				p->idx[t][r][u] = i, p->k[t][r] |= 1ull << u;
 			p->storek[t] |= 1ull << u;
 		} else if (pos < line) {
-			memcpy(&p->patv[t][u * unit], &pat[(pos - data) & 63], unit);
+			p->patv[t][u] = pat[(pos - data) & 63];
 			p->patk[t] |= 1ull << u;
 			p->storek[t] |= 1ull << u;
 		}
 	}
 }
 
-int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
-		size_t rows, unsigned es, size_t dld, size_t pad,
-		const unsigned char pat[64])
+int tc_fr_build(struct tc_fr_plan *p, unsigned vb, int pair, size_t rows,
+		unsigned es, size_t dld, size_t pad, const unsigned char pat[64])
 {
 	size_t T = dld / es;
 
-	if (rows > TC_FR_MAXROWS || !rows || T > TC_FR_MAXT || es > vb ||
-	    es % unit || dld % es || pad % unit)
+	if (rows > TC_FR_MAXROWS || !rows || T > TC_FR_MAXT || es > vb || dld % es)
 		return -1;
 	memset(p, 0, sizeof(*p));
 	p->rows = rows, p->dld = dld, p->pad = pad, p->es = es, p->T = T;
@@ -190,7 +187,7 @@ int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
 	p->gaps = rows * es + pad < dld;
 	memcpy(p->pat, pat, 64);
 	for (size_t t = 0; t < T; t++)
-		tc_fr_output(p, t, vb, unit, pair, pat);
+		tc_fr_output(p, t, vb, pair, pat);
 	return 0;
 }
 

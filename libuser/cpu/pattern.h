@@ -31,12 +31,11 @@
  * from those registers (T = 3 for a C = 3 f32 image and 64-byte vectors:
  * 16 pixels, three loads, three stores). Output t permutes row 0 by
  * @idx[t][0] (with @pair, rows 0 and 1 together: row 1's indices offset by
- * vb / unit), then merges each further row r by @idx[t][r] where @k[t][r],
- * then @patv[t] where @patk[t], and is stored where @storek[t] (every unit
- * unless there are gaps). Indices and masks are in units of @unit bytes
- * (1: byte permutes, VBMI's vpermb, AVX2's pshufb, NEON's tbl; every
- * caller now builds with 1), one mask bit per unit. An ISA may rewrite
- * the 64-byte slots into its own form.
+ * vb), then merges each further row r by @idx[t][r] where @k[t][r], then
+ * @patv[t] where @patk[t], and is stored where @storek[t] (every byte
+ * unless there are gaps). Indices are of bytes (VBMI's vpermb, AVX2's
+ * pshufb, NEON's tbl), one mask bit per byte. An ISA may rewrite the
+ * 64-byte slots into its own form.
  */
 #define TC_FR_MAXROWS	8
 #define TC_FR_MAXT	16
@@ -54,13 +53,12 @@ struct tc_fr_plan {
 
 /**
  * tc_fr_build - the program of a few-rows transpose for vectors of @vb
- * bytes and permutes of @unit-byte units (@pair: rows 0 and 1 in one
- * two-source permute). @return 0, or -1 if the shape needs more than
- * TC_FR_MAXROWS rows or TC_FR_MAXT outputs, or a unit straddles elements.
+ * bytes and byte permutes (@pair: rows 0 and 1 in one two-source
+ * permute). @return 0, or -1 if the shape needs more than TC_FR_MAXROWS
+ * rows or TC_FR_MAXT outputs.
  */
-int tc_fr_build(struct tc_fr_plan *p, unsigned vb, unsigned unit, int pair,
-		size_t rows, unsigned es, size_t dld, size_t pad,
-		const unsigned char pat[64]);
+int tc_fr_build(struct tc_fr_plan *p, unsigned vb, int pair, size_t rows,
+		unsigned es, size_t dld, size_t pad, const unsigned char pat[64]);
 
 /*
  * TC_FR_SPAN - one span of a program whose slots an ISA rewrote for a
