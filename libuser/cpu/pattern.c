@@ -972,7 +972,10 @@ static void tc_op_exec_transpose(struct tc_op *op, unsigned nthr)
  * dims dropped and dims whose strides chain merged: the planner merges a
  * FILL's dims wherever the destination allows, a COPY's only where the
  * source does too (NCHW -> NC1HWC0 with C = 3: the FILL's N x HW rows are
- * one dim, the COPY's two). Returns the number of dims.
+ * one dim, the COPY's two). Returns the number of dims, or -1 if a
+ * merged extent overflows. The products are checked here rather than
+ * trusted to the descriptor checks: a wrapped product could match rows
+ * that differ, and fusing those writes the wrong bytes.
  */
 static int tc_dst_rows(const struct drm_tilecopy_desc *d, uint64_t ext[TC_MAXD],
 		       uint64_t str[TC_MAXD])
@@ -980,10 +983,15 @@ static int tc_dst_rows(const struct drm_tilecopy_desc *d, uint64_t ext[TC_MAXD],
 	int m = 0;
 
 	for (int k = 1; k < d->ndims && k < TC_MAXD; k++) {
+		uint64_t span;
+
 		if (d->extent[k] == 1)
 			continue;
-		if (m && str[m - 1] * ext[m - 1] == d->dst_stride[k]) {
-			ext[m - 1] *= d->extent[k];
+		/* a span that overflows chains to nothing: the dims stay apart */
+		if (m && !__builtin_mul_overflow(str[m - 1], ext[m - 1], &span) &&
+		    span == d->dst_stride[k]) {
+			if (__builtin_mul_overflow(ext[m - 1], d->extent[k], &ext[m - 1]))
+				return -1;
 			continue;
 		}
 		ext[m] = d->extent[k];
@@ -1004,7 +1012,7 @@ static int tc_same_rows(const struct drm_tilecopy_desc *x,
 	    x->dst_stride[0] != 1 || y->dst_stride[0] != 1)
 		return 0;
 	n = tc_dst_rows(x, xe, xs);
-	if (n != tc_dst_rows(y, ye, ys))
+	if (n < 0 || n != tc_dst_rows(y, ye, ys))
 		return 0;
 	for (int k = 0; k < n; k++)
 		if (xe[k] != ye[k] || xs[k] != ys[k])
