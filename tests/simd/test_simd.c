@@ -622,46 +622,6 @@ START_TEST(test_fused_padding)
 			snprintf(what, sizeof(what), "padded, write64 es=%u k=%u", es, k);
 			check_descs(be, d, n, 6, what);
 		}
-	/*
-	 * As the planner lists NCHW -> NC1HWC0 / nChw16c with C = 3: the
-	 * FILL's rows one merged dim (N x HW), the COPY's two (HW, N: the
-	 * source does not chain); fused all the same. And a FILL of one row
-	 * fewer, or of rows another stride apart: not the COPY's rows, so
-	 * not fused (the bytes must still match).
-	 */
-	for (size_t e = 1; e < 3; e++)
-		for (int variant = 0; variant < 3; variant++) {
-			unsigned es = es_list[e];
-			__u32 hw = 25, nb = 3, c = 3, w = 16;
-			struct drm_tilecopy_desc p[3];
-			char what[64];
-
-			memset(p, 0, sizeof(p));
-			p[0].op = DRM_TILECOPY_OP_FILL;
-			p[0].elem_size = (__u16)es;
-			p[0].ndims = 2;
-			p[0].dst = (__u64)c * es;
-			p[0].value = 0x5a5a5a5a5a5a5a5aULL & ((1ULL << (8 * es)) - 1);
-			p[0].extent[0] = w - c;
-			p[0].extent[1] = nb * hw - (variant == 1);
-			p[0].dst_stride[0] = 1;
-			p[0].dst_stride[1] = variant == 2 ? 2 * w : w;
-			if (variant == 2)
-				p[0].extent[1] = nb * hw / 2;
-			p[1] = copy_desc(es, 3, (__u32[3]){ c, hw, nb });
-			p[1].src_stride[0] = hw, p[1].src_stride[1] = 1, p[1].src_stride[2] = (__u64)c * hw;
-			p[1].dst_stride[0] = 1, p[1].dst_stride[1] = w, p[1].dst_stride[2] = (__u64)w * hw;
-			/* after them, so that the bytes past the last row are compared */
-			p[2].op = DRM_TILECOPY_OP_WRITE64;
-			p[2].elem_size = 8;
-			p[2].ndims = 1;
-			p[2].extent[0] = 1;
-			p[2].dst = (__u64)nb * hw * w * es + 64;
-			p[2].value = 0x0123456789abcdefULL;
-			snprintf(what, sizeof(what), "padded, planner's dims es=%u variant %d",
-				 es, variant);
-			check_descs(be, p, 3, variant, what);
-		}
 	/* large: the fused rows streamed (NT) */
 	for (size_t e = 0; e < 4; e += quick() ? 2 : 1) {
 		size_t n = padded_list(d, es_list[e], 4, quick() ? 20000 : 66000, 2, 0, NULL);
@@ -670,6 +630,137 @@ START_TEST(test_fused_padding)
 		check_descs(be, d, n, 0, "padded, large");
 		check_descs(be, d, n, 1, "padded, large");
 	}
+}
+END_TEST
+
+/*
+ * NCHW -> NC1HWC0 / nChw16c with C = 3 as the planner lists it, from byte
+ * @base of the destination: a FILL of the 13 padding elements of every
+ * 16-element row, its N x HW rows one merged dim, then the COPY of the 3
+ * channels, its rows two dims (HW, N: the source does not chain), fused
+ * all the same. A WRITE64 two row blocks on, so that the bytes past the
+ * last row (and past a FILL or @x that reaches further) are compared.
+ * @x, if set, goes between the FILL and the COPY.
+ */
+#define PL_HW	25u
+#define PL_NB	3u
+#define PL_C	3u
+#define PL_W	16u
+#define PL_ROWS	(PL_NB * PL_HW)
+
+static size_t planner_padded(struct drm_tilecopy_desc *p, unsigned es, __u64 base,
+			     const struct drm_tilecopy_desc *x)
+{
+	size_t m = 0;
+
+	memset(&p[m], 0, sizeof(p[m]));
+	p[m].op = DRM_TILECOPY_OP_FILL;
+	p[m].elem_size = (__u8)es;
+	p[m].ndims = 2;
+	p[m].dst = base + (__u64)PL_C * es;
+	/* a FILL value has no bits above its element (the uAPI rule) */
+	p[m].value = 0x5a5a5a5a5a5a5a5aULL & (~0ULL >> (64 - 8 * es));
+	p[m].extent[0] = PL_W - PL_C;
+	p[m].extent[1] = PL_ROWS;
+	p[m].dst_stride[0] = 1;
+	p[m].dst_stride[1] = PL_W;
+	m++;
+	if (x)
+		p[m++] = *x;
+	p[m] = copy_desc(es, 3, (__u32[3]){ PL_C, PL_HW, PL_NB });
+	p[m].src_stride[0] = PL_HW, p[m].src_stride[1] = 1;
+	p[m].src_stride[2] = (__u64)PL_C * PL_HW;
+	p[m].dst_stride[0] = 1, p[m].dst_stride[1] = PL_W;
+	p[m].dst_stride[2] = (__u64)PL_W * PL_HW;
+	p[m].dst = base;
+	m++;
+	memset(&p[m], 0, sizeof(p[m]));
+	p[m].op = DRM_TILECOPY_OP_WRITE64;
+	p[m].elem_size = 8;
+	p[m].ndims = 1;
+	p[m].extent[0] = 1;
+	p[m].dst = base + 2ull * PL_ROWS * PL_W * es + 64;
+	p[m].value = 0x0123456789abcdefULL;
+	return m + 1;
+}
+
+/*
+ * The planner's C = 3 pair, every element size (1: the 16-output program;
+ * 8: rows of 128 bytes, the tiles with the pattern after them) at four
+ * misalignments. FILLs that are not the COPY's rows are not fused and the
+ * bytes must still match: one row fewer; rows 2w apart, half as many; as
+ * many rows, w + 1 apart.
+ */
+START_TEST(test_fused_planner)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned mis_list[] = { 0, 1, 5, 8 };
+	struct drm_tilecopy_desc p[4];
+	char what[80];
+
+	if (!be)
+		return;
+	for (unsigned es = 1; es <= 8; es *= 2)
+		for (int variant = 0; variant < 4; variant++)
+			for (size_t mi = 0; mi < 4; mi++) {
+				size_t n = planner_padded(p, es, 0, NULL);
+
+				if (variant == 1)
+					p[0].extent[1] = PL_ROWS - 1;
+				if (variant == 2)
+					p[0].extent[1] = PL_ROWS / 2, p[0].dst_stride[1] = 2 * PL_W;
+				if (variant == 3)
+					p[0].dst_stride[1] = PL_W + 1;
+				snprintf(what, sizeof(what), "padded, planner's dims es=%u variant %d",
+					 es, variant);
+				check_descs(be, p, n, mis_list[mi], what);
+			}
+}
+END_TEST
+
+/*
+ * A descriptor between the FILL and the COPY (tc_fuse_find): the pair
+ * runs fused, at the FILL's place, only if it writes rows of the COPY's
+ * shape, none of the pair's. Its raw dims unlike both (4 dims, or 2)
+ * where its rows, merged, are the COPY's: in the next row block (fused),
+ * or two rows on, over the COPY's elements (not fused: the COPY must
+ * overwrite it). Rows 2w apart from one row block before the pair: the
+ * COPY's rows shifted by a block would be disjoint, but they are not its
+ * rows and half of them fall on the pair's (not fused).
+ */
+START_TEST(test_fused_between)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	struct drm_tilecopy_desc p[4], x;
+	char what[80];
+
+	if (!be)
+		return;
+	for (unsigned es = 1; es <= 8; es *= 2)
+		for (int variant = 0; variant < 3; variant++) {
+			__u64 block = (__u64)PL_ROWS * PL_W * es, base = 0;
+			size_t n;
+
+			if (variant < 2) {
+				x = copy_desc(es, 4, (__u32[4]){ PL_C, 5, 5, PL_NB });
+				x.src_stride[0] = 1, x.src_stride[1] = PL_C;
+				x.src_stride[2] = 5 * PL_C, x.src_stride[3] = 25 * PL_C;
+				x.dst_stride[0] = 1, x.dst_stride[1] = PL_W;
+				x.dst_stride[2] = 5 * PL_W, x.dst_stride[3] = 25 * PL_W;
+				x.dst = variant == 0 ? block : 2 * PL_W * es;
+			} else {
+				x = copy_desc(es, 2, (__u32[2]){ PL_C, PL_ROWS });
+				x.src_stride[0] = 1, x.src_stride[1] = PL_C;
+				x.dst_stride[0] = 1, x.dst_stride[1] = 2 * PL_W;
+				base = block;
+			}
+			/* other source bytes than the COPY's */
+			x.src = 256ull * es;
+			n = planner_padded(p, es, base, &x);
+			snprintf(what, sizeof(what), "padded, between es=%u variant %d",
+				 es, variant);
+			check_descs(be, p, n, (unsigned)variant * 3, what);
+		}
 }
 END_TEST
 
@@ -1441,6 +1532,8 @@ static Suite *simd_suite(void)
 	ADD("/simd/fractal", test_fractal, 1);
 	ADD("/simd/staged", test_staged, 1);
 	ADD("/simd/fused-padding", test_fused_padding, 1);
+	ADD("/simd/fused-padding/planner", test_fused_planner, 1);
+	ADD("/simd/fused-padding/between", test_fused_between, 1);
 	ADD("/simd/threads", test_threads, 1);
 	ADD("/simd/pool-stress", test_pool_stress, 1);
 	ADD("/simd/concurrent-callers", test_concurrent_callers, 1);
