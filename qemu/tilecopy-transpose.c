@@ -948,11 +948,12 @@ static void tilecopy_direct_staged(const TilecopyKernel *k,
 bool tilecopy_transpose_direct(uint8_t *const *drow,
                                const uint8_t *const *row, size_t rows,
                                size_t cols, unsigned es, uint8_t *stage,
-                               size_t stage_size)
+                               size_t stage_size, bool *staged)
 {
     const TilecopyKernel *k = tilecopy_kernel(es);
     size_t head, rend, cend, r, c;
 
+    *staged = false;
     if (!k) {
         return false;
     }
@@ -978,6 +979,7 @@ bool tilecopy_transpose_direct(uint8_t *const *drow,
         }
     } else if (stage && (rend - head) * cend * es <= stage_size) {
         tilecopy_direct_staged(k, drow, row, head, rend, cend, es, stage);
+        *staged = true;
     } else {
         for (c = 0; c < cend; c += k->cols) {
             for (r = head; r < rend; r += k->rows) {

@@ -24,15 +24,15 @@ void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
  * apart: the source is first copied there row after row, and the same
  * rows past the columns the blocks take (@cols rounded down to a block)
  * are prefetched for the next tile; @stage must not overlap @row or
- * @drow. Returns false, having
- * written nothing, when it has no kernel for the shape: @es without a SIMD
- * kernel on this host, fewer rows or columns than a kernel block, or
- * destination rows of different alignments.
+ * @drow; *@staged tells whether the blocks read that copy. Returns
+ * false, having written nothing, when it has no kernel for the shape: @es
+ * without a SIMD kernel on this host, fewer rows or columns than a kernel
+ * block, or destination rows of different alignments.
  */
 bool tilecopy_transpose_direct(uint8_t *const *drow,
                                const uint8_t *const *row, size_t rows,
                                size_t cols, unsigned es, uint8_t *stage,
-                               size_t stage_size);
+                               size_t stage_size, bool *staged);
 
 /* Columns tilecopy_transpose_direct() needs at least for @es (0: never). */
 size_t tilecopy_direct_min_cols(unsigned es);

@@ -93,6 +93,7 @@ typedef struct TilecopyTlbEntry {
     uint8_t *host;
     uint64_t perm;          /* TC_PTE_READ | TC_PTE_WRITE */
     bool written;           /* the run was written: mark it dirty */
+    uint64_t used;          /* j->clock when last looked up (0: empty) */
 } TilecopyTlbEntry;
 
 typedef struct TilecopyQueue {
@@ -125,7 +126,6 @@ typedef struct TilecopyJob {
     uint32_t ops;
     TilecopyTlbEntry tlb[TC_TLB_ENTRIES];
     uint8_t hint[TC_TLB_HINTS];
-    unsigned tlb_victim;
     /*
      * walk caches, flushed with the TLB: the last L3 table (by VA >> 21)
      * and the last chunk of PTEs read from an L3 table
@@ -142,10 +142,16 @@ typedef struct TilecopyJob {
     int last[2];            /* last entry hit: [0] reads, [1] writes */
     unsigned tlb_gen;
     /*
-     * TLB fills, plus TC_TLB_ENTRIES per flush: host pointers taken from
-     * the TLB stay valid while fewer than TC_TLB_ENTRIES fills follow.
+     * Host pointers taken from the TLB stay valid while their entries
+     * stay. A fill evicts the least recently used entry (clock: advanced
+     * by each fill and each tilecopy_hold()); entries looked up since the
+     * last tilecopy_hold() (used >= hold) are held: lost is set when one
+     * of them is evicted or flushed. With keep set, a fill that would
+     * evict a held entry is not done: the lookup fails without a fault
+     * and sets full.
      */
-    uint64_t fills;
+    uint64_t clock, hold;
+    bool lost, keep, full;
     uint64_t moved;         /* bytes written by the job */
     uint64_t elems;         /* elements of the descriptors so far */
     /* outcome */
@@ -326,9 +332,10 @@ static void tilecopy_tlb_flush(TilecopyState *s, TilecopyJob *j)
             address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
             e->len = 0;
         }
+        e->used = 0;
     }
     j->last[0] = j->last[1] = -1;
-    j->fills += TC_TLB_ENTRIES;
+    j->lost = true;
     j->wc_tag = ~0ull;
     j->pc_count = 0;
     if (j->win_mr) {
@@ -400,7 +407,43 @@ static uint8_t *tilecopy_ram(TilecopyState *s, TilecopyJob *j, uint64_t pa,
     return j->win_host + (pa - j->win_pa);
 }
 
-/* Walk the page tables for @va and fill a TLB entry; NULL on a fault. */
+/*
+ * Start holding host pointers: the entries looked up from now on are the
+ * last ones a fill evicts, and tilecopy_held() says whether they all
+ * stayed. A hit on an entry filled before counts as a lookup: its pointer
+ * is held as long as those of the entries filled since.
+ */
+static void tilecopy_hold(TilecopyJob *j)
+{
+    j->hold = ++j->clock;
+    j->lost = false;
+    j->full = false;
+}
+
+/* Every entry looked up since tilecopy_hold() is still in the TLB. */
+static bool tilecopy_held(TilecopyJob *j)
+{
+    return !j->lost;
+}
+
+/* The entry a fill replaces: an empty one, else the least recently used. */
+static TilecopyTlbEntry *tilecopy_tlb_victim(TilecopyJob *j)
+{
+    TilecopyTlbEntry *v = &j->tlb[0];
+    unsigned i;
+
+    for (i = 1; i < TC_TLB_ENTRIES && v->used; i++) {
+        if (j->tlb[i].used < v->used) {
+            v = &j->tlb[i];
+        }
+    }
+    return v;
+}
+
+/*
+ * Walk the page tables for @va and fill a TLB entry; NULL on a fault, or
+ * (no fault) when j->keep and the entry to replace is held.
+ */
 static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
                                            uint64_t va, bool is_write)
 {
@@ -408,9 +451,13 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     uint64_t table = j->root & TC_PTE_ADDR_MASK;
     uint64_t pte, pa, want, perm, len;
     unsigned level, idx, run;
-    TilecopyTlbEntry *e;
+    TilecopyTlbEntry *e = tilecopy_tlb_victim(j);
     uint8_t *host;
 
+    if (j->keep && e->len && e->used >= j->hold) {
+        j->full = true;
+        return NULL;
+    }
     /* beyond the VA width, or a context disabled (root 0): unmapped */
     if ((va >> TC_VA_BITS) || !table) {
         tilecopy_fault(j, DRM_TILECOPY_STATUS_FAULT_UNMAPPED, va);
@@ -475,11 +522,10 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     }
     len &= ~(TC_PAGE_SIZE - 1);
 
-    e = &j->tlb[j->tlb_victim];
-    j->tlb_victim = (j->tlb_victim + 1) % TC_TLB_ENTRIES;
-    j->fills++;
     if (e->len) {
         bool w = e->written;
+
+        j->lost |= e->used >= j->hold;
         address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
         if (j->last[0] == e - j->tlb) {
             j->last[0] = -1;
@@ -493,6 +539,7 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     e->host = host;
     e->perm = perm;
     e->written = false;
+    e->used = ++j->clock;
     trace_tilecopy_tlb_fill(va, pa, len, perm);
     return e;
 }
@@ -543,6 +590,7 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
         }
     }
     e->written |= is_write;
+    e->used = j->clock;
     j->last[is_write] = e - j->tlb;
     j->hint[h] = e - j->tlb;
     *avail = e->va + e->len - va;
@@ -999,27 +1047,34 @@ static uint64_t tilecopy_probe_rows(TilecopyState *s, TilecopyJob *j,
  * through the tile buffer. @rows advance past the columns done. @staged
  * (rows far apart on both sides): the source is copied into the second
  * half of the tile buffer first (tilecopy_transpose_direct()), which the
- * tile needs only once the direct path has given up.
+ * tile needs only once the direct path has given up; *@nstaged counts
+ * the columns done so. The source rows' entries are held (tilecopy_hold()
+ * before their gather) and stay: the destination is looked up with
+ * j->keep, and stops where a fill would evict one of them (j->full).
  */
 static uint64_t tilecopy_tile_direct(TilecopyState *s, TilecopyJob *j,
                                      const uint8_t **rows, uint64_t m,
                                      uint64_t n, unsigned es, uint64_t dst,
-                                     uint64_t dstride, uint64_t fills0,
-                                     bool staged)
+                                     uint64_t dstride, bool staged,
+                                     uint64_t *nstaged)
 {
     uint8_t *stage = staged ? s->tilebuf + s->tilebuf_size / 2 : NULL;
     uint64_t done = 0, chunk, got, i;
+    bool st;
 
     while (done < n) {
         chunk = MIN(n - done, TC_TILE_ROWS_MAX);
+        j->keep = true;
         got = tilecopy_probe_rows(s, j, dst + done * dstride, dstride,
                                   m * es, chunk, true, s->tile_drows);
-        /* Pointers of the source rows must still be in the TLB. */
-        if (got < chunk || j->fills - fills0 > TC_TLB_ENTRIES ||
+        j->keep = false;
+        /* (not held: a flush, MMU_INVALIDATE while the job runs) */
+        if (got < chunk || !tilecopy_held(j) ||
             !tilecopy_transpose_direct(s->tile_drows, rows, m, chunk, es,
-                                       stage, s->tilebuf_size / 2)) {
+                                       stage, s->tilebuf_size / 2, &st)) {
             break;
         }
+        *nstaged += st ? chunk : 0;
         j->moved += chunk * m * es;
         for (i = 0; i < m; i++) {
             rows[i] += chunk * es;
@@ -1040,27 +1095,28 @@ static bool tilecopy_tile_few(TilecopyState *s, TilecopyJob *j,
                               uint64_t n, unsigned es)
 {
     uint8_t *sp[TILECOPY_FEW_MAX], *dp[TILECOPY_FEW_MAX];
-    uint64_t fills0 = j->fills;
     bool ok;
+
+    tilecopy_hold(j);
 
     if (m <= TILECOPY_FEW_MAX && sh->ds[p] == m) {
         ok = tilecopy_probe_rows(s, j, src, sh->ss[q] * es, n * es, m, false,
                                  sp) == m &&
              tilecopy_probe_rows(s, j, dst, 0, m * n * es, 1, true, dp) &&
-             j->fills - fills0 <= TC_TLB_ENTRIES &&
+             tilecopy_held(j) &&
              tilecopy_interleave(dp[0], (const uint8_t *const *)sp, m, n, es);
     } else if (n <= TILECOPY_FEW_MAX && sh->ss[q] == n) {
         ok = tilecopy_probe_rows(s, j, src, 0, m * n * es, 1, false, sp) &&
              tilecopy_probe_rows(s, j, dst, sh->ds[p] * es, m * es, n, true,
                                  dp) == n &&
-             j->fills - fills0 <= TC_TLB_ENTRIES &&
+             tilecopy_held(j) &&
              tilecopy_deinterleave(dp, sp[0], m, n, es);
     } else {
         return false;
     }
     if (ok) {
         j->moved += m * n * es;
-        trace_tilecopy_tile(es, m, n, n);
+        trace_tilecopy_tile(es, m, n, n, 0);
     }
     return ok;
 }
@@ -1102,40 +1158,58 @@ static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
  * all mapped (@direct; @staged: through a copy of the source, see
  * tilecopy_tile_direct()), else transposed in the buffer (rows @ostride
  * elements apart) and written row after row, where a fault, if any,
- * stops it.
+ * stops it. Where the TLB could not hold the tile's entries, *@over gets
+ * the side that took more of it: TC_OVER_SRC when the source rows alone
+ * overflowed it, or took more than half and the destination rows did not
+ * fit beside them; TC_OVER_DST when the destination rows did not fit.
  */
+#define TC_OVER_SRC     1u
+#define TC_OVER_DST     2u
+
 static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
                           const TilecopyShape *sh, unsigned p, unsigned q,
                           uint64_t src, uint64_t dst, uint64_t m, uint64_t n,
                           unsigned es, uint64_t ostride, bool direct,
-                          bool staged)
+                          bool staged, unsigned *over)
 {
     uint8_t *in = s->tilebuf, *out = s->tilebuf + s->tilebuf_size / 2;
     const uint8_t **rows = s->tile_rows;
-    uint64_t fills0 = j->fills, c0 = 0, i;
+    uint64_t c0 = 0, nstaged = 0, src_fills, i;
+    bool src_held;
 
     /*
      * Gather: rows are read where they lie (a row split between two
      * mappings is first copied into the buffer).
      */
+    tilecopy_hold(j);
     if (!tilecopy_gather(s, j, src, sh->ss[q] * es, n * es, m, rows, in)) {
         return false;
     }
-    if (direct) {
+    src_held = tilecopy_held(j);
+    src_fills = j->clock - j->hold;             /* the clock counts fills */
+    *over |= src_held ? 0 : TC_OVER_SRC;
+    if (direct && src_held) {
         c0 = tilecopy_tile_direct(s, j, rows, m, n, es, dst, sh->ds[p] * es,
-                                  fills0, staged);
+                                  staged, &nstaged);
+        if (j->full) {
+            *over |= src_fills > TC_TLB_ENTRIES / 2 ? TC_OVER_SRC
+                                                    : TC_OVER_DST;
+        }
     }
-    trace_tilecopy_tile(es, m, n, c0);
+    trace_tilecopy_tile(es, m, n, c0, nstaged);
     if (c0 == n) {
         return true;
     }
-    if (j->fills - fills0 > TC_TLB_ENTRIES) {
+    if (!tilecopy_held(j)) {
         /*
-         * The gathers took more lookups than the TLB holds (rows far
-         * apart in scattered pages): the first rows' pointers may have
-         * gone with their entries. Gathered again and transposed a slice
-         * of rows at a time, each slice's lookups within the TLB.
+         * The source rows took more lookups than the TLB holds (rows far
+         * apart in scattered pages), or it was flushed: the first rows'
+         * pointers may have gone with their entries. Gathered again and
+         * transposed a slice of rows at a time, each slice's lookups
+         * within the TLB. (The destination's lookups evict none of the
+         * source's: tilecopy_tile_direct().)
          */
+        trace_tilecopy_tile_slices(es, m, n - c0);
         if (!tilecopy_transpose_slices(s, j, src + c0 * es, sh->ss[q] * es,
                                        m, n - c0, es, ostride, out)) {
             return false;
@@ -1178,8 +1252,9 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
      * Rows a page or more apart each hold a TLB entry while a tile is
      * done: up to 256 of them on a side (the TLB has 128) where the pages
      * are not one run. The direct path then gives up, the buffered one
-     * gathers the source again in slices (tilecopy_transpose_slices()),
-     * and the tiles shrink (below).
+     * gathers the source again in slices where the source rows alone
+     * overflowed (tilecopy_transpose_slices()), and the side that
+     * overflowed shrinks (below).
      */
     bool src_far = sh->ss[q] * es >= TC_PAGE_SIZE;
     bool dst_far = sh->ds[p] * es >= TC_PAGE_SIZE;
@@ -1257,7 +1332,7 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                 uint64_t src = d->src + soff + (q0 * sh->ss[q] + p0) * es;
                 uint64_t dst = d->dst + doff + (p0 * sh->ds[p] + q0) * es;
 
-                uint64_t fills0 = j->fills;
+                unsigned over = 0;
 
                 bw = bp;                        /* this tile's columns */
                 if (tilecopy_cancelled(s, j)) {
@@ -1282,16 +1357,25 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                     if ((part && tilecopy_tile_few(s, j, sh, p, q, sa, da, mr,
                                                    n, es)) ||
                         tilecopy_tile(s, j, sh, p, q, sa, da, mr, n, es,
-                                      ostride, direct, staged)) {
+                                      ostride, direct, staged, &over)) {
                         continue;
                     }
                     return false;
                 }
-                if (far_both && j->fills - fills0 > TC_TLB_ENTRIES) {
+                /*
+                 * Halve the side that overflowed the TLB: the source
+                 * rows (half this band's, from the next band on), else
+                 * the destination rows (from the next tile on), then
+                 * the source rows to make room for them. At the floors
+                 * (64 rows a side at most) a tile's lookups fit.
+                 */
+                if (far_both && (over & TC_OVER_SRC) && bh > 64 / es) {
+                    bq = MIN(bq, MAX(64 / es, bh / 2));
+                } else if (far_both && over) {
                     if (bp > 64) {
                         bp = MAX(64, bp / 2);
-                    } else if (bq > 64 / es) {
-                        bq = MAX(64 / es, bq / 2);
+                    } else {
+                        bq = MIN(bq, MAX(64 / es, bh / 2));
                     }
                 }
             }
@@ -1313,17 +1397,17 @@ static bool tilecopy_copy_rows(TilecopyState *s, TilecopyJob *j, uint64_t dst,
                                uint64_t sstride, uint64_t len, uint64_t count)
 {
     uint8_t **sp = (uint8_t **)s->tile_rows, **dp = s->tile_drows;
-    uint64_t n, got, fills0, i, batch = TC_TILE_ROWS_MAX;
+    uint64_t n, got, i, batch = TC_TILE_ROWS_MAX;
 
     while (count) {
         if (tilecopy_cancelled(s, j)) {
             return false;
         }
         n = MIN(count, batch);
-        fills0 = j->fills;
+        tilecopy_hold(j);
         got = tilecopy_probe_rows(s, j, src, sstride, len, n, false, sp);
         got = tilecopy_probe_rows(s, j, dst, dstride, len, got, true, dp);
-        if (j->fills - fills0 > TC_TLB_ENTRIES) {
+        if (!tilecopy_held(j)) {
             /*
              * The first pointers may have left the TLB (rows in pages
              * of their own): smaller batches from now on.
@@ -1368,7 +1452,7 @@ static bool tilecopy_exec_blocks(TilecopyState *s, TilecopyJob *j,
     uint64_t bs = sh->e[0] * es, sstr = sh->ss[q] * es;
     uint64_t dstr = sh->ds[p] * es;
     uint64_t idx[DRM_TILECOPY_MAX_DIMS] = { 0 };
-    uint64_t soff = 0, doff = 0, bq, bp, p0, q0, m, n, r, c, fills0;
+    uint64_t soff = 0, doff = 0, bq, bp, p0, q0, m, n, r, c;
     uint32_t outer = ((1u << sh->nd) - 1) & ~1u & ~(1u << p) & ~(1u << q);
     uint8_t **sp = (uint8_t **)s->tile_rows, **dp = s->tile_drows;
 
@@ -1396,12 +1480,12 @@ static bool tilecopy_exec_blocks(TilecopyState *s, TilecopyJob *j,
                 }
                 m = MIN(bq, sh->e[q] - q0);
                 n = MIN(bp, sh->e[p] - p0);
-                fills0 = j->fills;
+                tilecopy_hold(j);
                 if (tilecopy_probe_rows(s, j, src, sstr, n * bs, m, false,
                                         sp) == m &&
                     tilecopy_probe_rows(s, j, dst, dstr, m * bs, n, true,
                                         dp) == n &&
-                    j->fills - fills0 <= TC_TLB_ENTRIES) {
+                    tilecopy_held(j)) {
                     tilecopy_transpose_blocks(dp, (const uint8_t **)sp, m, n,
                                               bs);
                     j->moved += m * n * bs;

@@ -2852,7 +2852,8 @@ END_TEST
 /*
  * One COPY descriptor (@d, addresses relative to its buffers) on the engine
  * and on the library's scalar executor, byte for byte; buffers of whole
- * pages in order or scattered (env_buf_scattered: rows split between runs).
+ * pages in order or scattered (env_buf_scattered: rows split between runs):
+ * @scat 0 neither, 1 both, 2 the source only, 3 the destination only.
  */
 static void cross_one(struct env *e, struct ring *r, struct drm_tilecopy_desc d,
 		      uint64_t sbytes, uint64_t dbytes, unsigned scat, uint64_t seq,
@@ -2861,9 +2862,10 @@ static void cross_one(struct env *e, struct ring *r, struct drm_tilecopy_desc d,
 	uint64_t src, dst, b;
 	uint8_t *cs = malloc(sbytes), *cd = malloc(dbytes);
 
-	src = scat ? env_buf_scattered(e, sbytes, TC_PTE_READ) :
+	src = scat == 1 || scat == 2 ? env_buf_scattered(e, sbytes, TC_PTE_READ) :
 	      env_buf(e, sbytes, TC_PTE_READ, NULL);
-	dst = scat ? env_buf_scattered(e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
+	dst = scat == 1 || scat == 3 ?
+	      env_buf_scattered(e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
 	      env_buf(e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
 	va_fill_random(e, src, sbytes, 300 + seq);
 	va_fill_random(e, dst, dbytes, 400 + seq);
@@ -2941,6 +2943,110 @@ START_TEST(test_cross_misaligned)
 	}
 	free(log);
 	ck_assert_msg(direct && buffered, "%u tiles straight, %u buffered", direct, buffered);
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * Transposes whose rows lie a page or more apart on both sides (a large
+ * 2-D transpose, smaller): which path the engine took, from the
+ * tilecopy_tile trace (columns done straight, columns through the staged
+ * copy of the source) and tilecopy_tile_slices (the source gathered again
+ * in slices), each job's lines after its tilecopy_job_start. 1- to 4-byte
+ * elements are staged, a destination misaligned by whole elements too
+ * (its head element by element), by part of an element not (no block at
+ * all), 8-byte elements not. Scattered pages: where the source rows alone
+ * overflow the TLB, the source is gathered again in slices and the tiles
+ * keep their columns (fewer source rows, from the next band on); where
+ * only the destination rows do not fit beside them, no slices (the first
+ * gather's pointers stay valid) and the tiles keep their rows.
+ */
+START_TEST(test_cross_staged)
+{
+	enum { STAGED = 1, NOT_STAGED = 2, SLICES = 4, NO_SLICES = 8, KEEP_COLS = 16,
+	       KEEP_ROWS = 32 };
+	static const struct {
+		unsigned es;
+		uint32_t m, n;		/* source rows, columns */
+		uint32_t doff;		/* destination offset, bytes */
+		unsigned scat;		/* cross_one() */
+		unsigned expect;
+	} cases[] = {
+		{ 1, 512, 512, 0, 0, STAGED | NO_SLICES },
+		{ 1, 512, 512, 8, 0, STAGED | NO_SLICES },
+		{ 2, 256, 512, 64, 0, STAGED },
+		{ 2, 256, 512, 1, 0, NOT_STAGED },
+		{ 4, 128, 256, 0, 0, STAGED },
+		{ 8, 64, 256, 0, 0, NOT_STAGED },
+		{ 1, 512, 512, 0, 2, STAGED | SLICES | KEEP_COLS },
+		{ 1, 512, 512, 0, 3, STAGED | NO_SLICES | KEEP_ROWS },
+		{ 1, 512, 512, 0, 1, STAGED | SLICES },
+	};
+	enum { NC = sizeof(cases) / sizeof(cases[0]) };
+	unsigned long long staged[NC] = { 0 }, slices[NC] = { 0 }, tiles[NC] = { 0 };
+	unsigned long long mincols[NC], minrows[NC];
+	struct env e;
+	struct ring r;
+	unsigned c, cur = NC;
+	char *log, *p, what[96];
+
+	env_up_args(&e, NULL, "-trace tilecopy_tile -trace tilecopy_tile_slices "
+		    "-trace tilecopy_job_start", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (c = 0; c < NC; c++) {
+		const unsigned es = cases[c].es;
+		const uint64_t sr = 4096 / es, dr = 4096 / es;	/* a page apart */
+		uint32_t ext[2] = { cases[c].n, cases[c].m };
+		uint64_t ss[2] = { 1, sr }, ds[2] = { dr, 1 };
+		struct drm_tilecopy_desc d;
+
+		desc_copy(&d, es, 0, cases[c].doff, 2, ext, ss, ds);
+		snprintf(what, sizeof(what), "es %u, %ux%u, dst + %u, scattered %u", es,
+			 cases[c].m, cases[c].n, cases[c].doff, cases[c].scat);
+		cross_one(&e, &r, d, sr * cases[c].m * es,
+			  dr * cases[c].n * es + 64, cases[c].scat, c + 1, what);
+		mincols[c] = minrows[c] = ~0ull;
+	}
+	log = qts_log(e.q);
+	for (p = log; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		unsigned long long seq, rows, cols, done, st;
+		unsigned q, el;
+		char *t;
+
+		if ((t = strstr(p, "tilecopy_job_start ")) && t < strchrnul(p, '\n') &&
+		    sscanf(t, "tilecopy_job_start queue %u seqno %llu", &q, &seq) == 2)
+			cur = seq >= 1 && seq <= NC ? seq - 1 : NC;
+		if (cur == NC)
+			continue;
+		if ((t = strstr(p, "tilecopy_tile ")) && t < strchrnul(p, '\n') &&
+		    sscanf(t, "tilecopy_tile elem %u rows %llu cols %llu direct %llu staged %llu",
+			   &el, &rows, &cols, &done, &st) == 5) {
+			staged[cur] += st;
+			tiles[cur]++;
+			mincols[cur] = cols < mincols[cur] ? cols : mincols[cur];
+			minrows[cur] = rows < minrows[cur] ? rows : minrows[cur];
+		}
+		if ((t = strstr(p, "tilecopy_tile_slices ")) && t < strchrnul(p, '\n'))
+			slices[cur]++;
+	}
+	free(log);
+	for (c = 0; c < NC; c++) {
+		const unsigned x = cases[c].expect;
+		const unsigned long long full = 4 * 64 / cases[c].es;
+
+		ck_assert_msg(tiles[c], "case %u: no tilecopy_tile trace", c);
+		ck_assert_msg(!(x & STAGED) || staged[c],
+			      "case %u: no column through the staged copy", c);
+		ck_assert_msg(!(x & NOT_STAGED) || !staged[c],
+			      "case %u: %llu columns staged", c, staged[c]);
+		ck_assert_msg(!(x & SLICES) || slices[c], "case %u: no slices", c);
+		ck_assert_msg(!(x & NO_SLICES) || !slices[c], "case %u: %llu tiles in slices",
+			      c, slices[c]);
+		ck_assert_msg(!(x & KEEP_COLS) || mincols[c] == full,
+			      "case %u: tiles of %llu columns (source overflow)", c, mincols[c]);
+		ck_assert_msg(!(x & KEEP_ROWS) || minrows[c] == full,
+			      "case %u: tiles of %llu rows (destination overflow)", c, minrows[c]);
+	}
 	env_down(&e);
 }
 END_TEST
@@ -3497,6 +3603,7 @@ static Suite *device_suite(void)
 	ADD("/cross/validation", test_cross_validation);
 	ADD("/cross/transposes", test_cross_transposes);
 	ADD("/cross/misaligned", test_cross_misaligned);
+	ADD("/cross/staged", test_cross_staged);
 	ADD("/cross/blocks", test_cross_blocks);
 	ADD("/stress/resets", test_stress_resets);
 #undef ADD
