@@ -542,6 +542,101 @@ START_TEST(test_staged)
 END_TEST
 
 /*
+ * Short columns that continue at the source in another dim, as OIhw ->
+ * OIhw16i16o (rows o0, columns hw continuing in i0, the batch i1 x o1):
+ * staged through a buffer (tc_cols_point). Destinations [K][M][R] (runs
+ * along M) and [M][K + 1][R] (runs along K, a gap so that M and K do not
+ * merge); rows past one staged block (TC_COLS_LINE / es); M past one pass
+ * of the buffer; outputs large enough to be split over threads and to be
+ * streamed. Each also mirrored (source and destination strides swapped:
+ * OIhw16i16o -> OIhw, short rows continuing at the destination,
+ * tc_rows_point).
+ */
+static void check_both_ways(const struct tc_cpu_backend *be,
+			    struct drm_tilecopy_desc d, unsigned mis,
+			    const char *what)
+{
+	char mirrored[96];
+	__u64 t[DRM_TILECOPY_MAX_DIMS];
+
+	check_descs(be, &d, 1, mis, what);
+	memcpy(t, d.src_stride, sizeof(t));
+	memcpy(d.src_stride, d.dst_stride, sizeof(t));
+	memcpy(d.dst_stride, t, sizeof(t));
+	snprintf(mirrored, sizeof(mirrored), "%s, mirrored", what);
+	check_descs(be, &d, 1, mis, mirrored);
+}
+
+static struct drm_tilecopy_desc cols_desc(unsigned es, __u32 r, __u32 m, __u32 k,
+					  __u32 outer, int runs_along_k)
+{
+	__u32 ext[4] = { r, m, k, outer };
+	struct drm_tilecopy_desc d = copy_desc(es, 4, ext);
+
+	d.src_stride[0] = (__u64)m * k + 3;	/* o0: rows, a gap after each */
+	d.src_stride[1] = k;			/* i0: continues hw */
+	d.src_stride[2] = 1;			/* hw: the columns */
+	d.src_stride[3] = (__u64)r * d.src_stride[0];
+	d.dst_stride[0] = 1;
+	if (runs_along_k) {
+		d.dst_stride[2] = r;
+		d.dst_stride[1] = (__u64)(k + 1) * r;
+		d.dst_stride[3] = (__u64)m * d.dst_stride[1];
+	} else {
+		d.dst_stride[1] = r;
+		d.dst_stride[2] = (__u64)m * r;
+		d.dst_stride[3] = (__u64)k * m * r;
+	}
+	return d;
+}
+
+START_TEST(test_staged_cols)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	static const __u32 rows_list[] = { 16, 17, 300 };
+	static const __u32 m_list[] = { 2, 16, 33 };
+	static const __u32 k_list[] = { 3, 7, 9, 15 };
+	char what[80];
+
+	if (!be)
+		return;
+	for (size_t e = 0; e < 4; e++)
+		for (size_t r = 0; r < 3; r++)
+			for (size_t m = 0; m < 3; m++)
+				for (size_t k = 0; k < 4; k++) {
+					unsigned es = es_list[e];
+					int along = (int)((r + m + k) & 1);
+					struct drm_tilecopy_desc d;
+
+					if (k_list[k] * es >= 64 || rows_list[r] * es < 16)
+						continue;
+					d = cols_desc(es, rows_list[r], m_list[m], k_list[k], 3, along);
+					snprintf(what, sizeof(what), "staged cols es=%u %ux%ux%u%s",
+						 es, rows_list[r], m_list[m], k_list[k],
+						 along ? " runs along k" : "");
+					check_both_ways(be, d, (unsigned)(r + m + k) & 7, what);
+				}
+	/*
+	 * The planner's OIhw -> OIhw16i16o f32, 256^2 x 3 x 3 (split over
+	 * threads) and 512^2 x 3 x 3 (streamed): o0, i0, hw, i1, o1.
+	 */
+	for (unsigned big = 0; big < 2; big++)
+		for (unsigned mis = 0; mis < 2; mis++) {
+			__u32 oi = 256u << big, ext[5] = { 16, 16, 9, oi / 16, oi / 16 };
+			struct drm_tilecopy_desc d = copy_desc(4, 5, ext);
+			const __u64 ss[5] = { oi * 9ull, 9, 1, 144, 144ull * oi };
+			const __u64 ds[5] = { 1, 16, 256, 2304, 144ull * oi };
+
+			memcpy(d.src_stride, ss, sizeof(ss));
+			memcpy(d.dst_stride, ds, sizeof(ds));
+			snprintf(what, sizeof(what), "OIhw -> OIhw16i16o %ux%ux3x3", oi, oi);
+			check_both_ways(be, d, mis * 4, what);
+		}
+}
+END_TEST
+
+/*
  * NCHW -> nChw16c-like with C = 16 + k: FILL (the tail of block 1), COPY
  * (block 0), COPY (the k channels of block 1), as the planner lists them:
  * the FILL runs fused with the last COPY. @x, if set, is inserted after
@@ -1439,6 +1534,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/large", test_large, 1);
 	ADD("/simd/few-rows", test_few_rows, 1);
 	ADD("/simd/fractal", test_fractal, 1);
+	ADD("/simd/staged-cols", test_staged_cols, 1);
 	ADD("/simd/staged", test_staged, 1);
 	ADD("/simd/fused-padding", test_fused_padding, 1);
 	ADD("/simd/threads", test_threads, 1);
