@@ -71,6 +71,22 @@ static void fill_noise(unsigned char *p, size_t n, uint64_t seed)
 
 /* ---- running one descriptor list both ways ---------------------------- */
 
+/*
+ * Set: sources are binary32 values in [-300, 300) in steps of 1/4 (ties,
+ * saturation and every scale matter), not noise (mostly NaN, infinities,
+ * huge and tiny values).
+ */
+static int src_values;
+
+static void fill_values(unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i + 4 <= n; i += 4) {
+		float v = (float)((int)((i * 2654435761u) % 2400) - 1200) / 4;
+
+		memcpy(p + i, &v, 4);
+	}
+}
+
 static size_t need_bytes(const struct drm_tilecopy_desc *d, int src_side)
 {
 	__u64 bytes = 0;
@@ -112,6 +128,8 @@ static void check_descs_scales(const struct tc_cpu_backend *be,
 	out = aligned_alloc(64, (dsz + 127) & ~(size_t)63);
 	ck_assert(sbuf && ref && out);
 	fill_noise(sbuf + mis, ssz, 0x1234 + ssz);
+	if (src_values)
+		fill_values(sbuf + mis, ssz);
 	fill_noise(ref + mis, dsz, 0x9876 + dsz);
 	memcpy(out + mis, ref + mis, dsz);
 
@@ -1288,6 +1306,67 @@ static struct drm_tilecopy_desc typed_transpose(unsigned st, unsigned dt, __u32 
 }
 
 /*
+ * f32 transposed into i8 and u8 (the fused kernels: 16-row bands encoded
+ * before the transpose, 8-row bands, element edges): row counts around 8
+ * and 16, columns around 16, no scale, one scale, a scale per row (the
+ * channel), zero points; noise sources (NaN, infinities, out of range)
+ * and ordinary values.
+ */
+START_TEST(test_typed_tr_bytes)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const __u32 rows_list[] = { 8, 15, 16, 17, 24, 31, 32, 33, 48 };
+	static const __u32 cols_list[] = { 15, 16, 17, 47, 100 };
+	static const unsigned dts[] = { DRM_TILECOPY_TYPE_I8, DRM_TILECOPY_TYPE_U8 };
+	static const float half = 0.5f, odd_scale = -0.3f;
+	float *scales = malloc(NSCALES * sizeof(float));
+	char what[96];
+
+	ck_assert(scales);
+	if (!be) {
+		free(scales);
+		return;
+	}
+	rng_state = 0x7e5b7e00ULL + (uint64_t)_i;
+	fill_scales(scales, NSCALES);
+	for (size_t t = 0; t < 2; t++)
+		for (size_t r = 0; r < sizeof(rows_list) / sizeof(rows_list[0]); r++)
+			for (size_t c = 0; c < sizeof(cols_list) / sizeof(cols_list[0]); c++)
+				for (int q = 0; q < 4; q++) {
+					__u32 rows = rows_list[r];
+					struct drm_tilecopy_desc d =
+						typed_transpose(DRM_TILECOPY_TYPE_F32, dts[t], rows,
+								cols_list[c], 2, rows + (q & 1) * 3);
+
+					if (q == 1)
+						memcpy(&d.scale, &odd_scale, 4);
+					if (q == 1)
+						d.cvt_flags = DRM_TILECOPY_CVT_SCALE;
+					if (q == 2) {
+						d.cvt_flags = DRM_TILECOPY_CVT_SCALES;
+						d.scale_stride[0] = 1;
+						d.scales = 4 * (r + c);
+					}
+					if (q == 3) {
+						d.cvt_flags = DRM_TILECOPY_CVT_SCALE;
+						memcpy(&d.scale, &half, 4);
+						d.src_zp = 3;
+						d.dst_zp = t ? 100 : -7;
+					}
+					for (src_values = 0; src_values < 2; src_values++) {
+						snprintf(what, sizeof(what), "f32 > %s %ux%u quant %d%s",
+							 t ? "u8" : "i8", rows, cols_list[c], q,
+							 src_values ? " values" : "");
+						check_descs_scales(be, &d, 1, scales, NSCALES,
+								   (unsigned)(r + c + q) & 7, what);
+					}
+					src_values = 0;
+				}
+	free(scales);
+}
+END_TEST
+
+/*
  * Large typed descriptors on 2, 3 and 7 threads: transposes (the tiled
  * path), runs, 4-bit destinations whose outermost stride is odd (a cut
  * must fall where a byte starts) or tight (no byte between the parts).
@@ -1535,6 +1614,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/few-rows", test_few_rows, 1);
 	ADD("/simd/fractal", test_fractal, 1);
 	ADD("/simd/staged-cols", test_staged_cols, 1);
+	ADD("/simd/typed-tr-bytes", test_typed_tr_bytes, 1);
 	ADD("/simd/staged", test_staged, 1);
 	ADD("/simd/fused-padding", test_fused_padding, 1);
 	ADD("/simd/threads", test_threads, 1);
