@@ -79,6 +79,12 @@
 #define TC_THREAD_MIN	(256u << 10)
 /* How far after a FILL to look for the COPY it pads. */
 #define TC_FUSE_WINDOW	8
+/*
+ * Staged columns and rows (tc_cols_point, tc_rows_point): the stack
+ * buffer, and the longest line of it (elements of one row or column).
+ */
+#define TC_COLS_BUF	16384u
+#define TC_COLS_LINE	256u
 
 struct tc_shape {
 	int nd;
@@ -114,6 +120,9 @@ struct tc_op {
 	int disjoint;		/* the destination provably does not overlap itself */
 	size_t pad;		/* TRANSPOSE: fused FILL bytes after each dst row */
 	const void *fr;		/* TRANSPOSE: few-rows program, or NULL */
+	int a2, b2;		/* TRANSPOSE: the dim a's rows continue in at
+				 * the destination, b's columns at the source,
+				 * staged; -1 if none */
 	unsigned char pat[64];	/* FILL pattern; the fused FILL's */
 };
 
@@ -444,6 +453,7 @@ struct tc_tr_ctx {
 	unsigned es;
 	int nt;
 	size_t rows, cols, sld, dld, rb, cb, pad;
+	size_t n2, m2, ss2, ds2; /* staged: a2's or b2's extent, per pass, strides */
 	const void *fr;
 	const unsigned char *pat;
 };
@@ -468,6 +478,81 @@ static void tc_tr_point(void *ctx, const char *src, char *dst)
 				for (size_t j = 0; j < nc; j++)
 					c->k->fill(d + j * c->dld + nr * c->es, c->pat,
 						   c->pad, 0);
+		}
+	}
+}
+
+/*
+ * Short columns that continue at the source in another dim whose
+ * destination stride is not theirs (OIhw -> OIhw16i16o: the 9 pixels of a
+ * 3x3 kernel continue in the 16 input channels, i0 * 9 + hw at the source,
+ * hw * 256 + i0 * 16 at the destination). Tiles of 9 columns end in an
+ * edge, so rows x (n2 x cols) are transposed as one long block into a
+ * stack buffer of lines of nr elements, and the lines go out as runs along
+ * the smaller destination stride. The L1 pass costs less than the edges
+ * (docs/performance.md, "Staged short rows and columns").
+ */
+static void tc_cols_out(const struct tc_tr_ctx *c, char *dst, const char *buf,
+			size_t lb, size_t m)
+{
+	size_t i;
+
+	if (c->ds2 < c->dld) {
+		for (i = 0; i < c->cols; i++)
+			c->k->runs(dst + i * c->dld, c->ds2, buf + i * lb,
+				   c->cols * lb, lb, m, c->nt);
+		return;
+	}
+	for (i = 0; i < m; i++)
+		c->k->runs(dst + i * c->ds2, c->dld, buf + i * c->cols * lb, lb,
+			   lb, c->cols, c->nt);
+}
+
+static void tc_cols_point(void *ctx, const char *src, char *dst)
+{
+	const struct tc_tr_ctx *c = ctx;
+	_Alignas(64) char buf[TC_COLS_BUF];
+	size_t r0, i0;
+
+	for (r0 = 0; r0 < c->rows; r0 += c->rb) {
+		size_t nr = c->rows - r0 < c->rb ? c->rows - r0 : c->rb;
+		size_t lb = nr * c->es;
+
+		for (i0 = 0; i0 < c->n2; i0 += c->m2) {
+			size_t m = c->n2 - i0 < c->m2 ? c->n2 - i0 : c->m2;
+
+			c->fn(buf, lb, src + r0 * c->sld + i0 * c->cols * c->es,
+			      c->sld, nr, m * c->cols, 0);
+			tc_cols_out(c, dst + i0 * c->ds2 + r0 * c->es, buf, lb, m);
+		}
+	}
+}
+
+/*
+ * The mirror (OIhw16i16o -> OIhw): short rows that continue at the
+ * destination in another dim whose source stride is not theirs. Lines of
+ * cb columns are gathered from the n2 x rows source rows into the buffer,
+ * then transposed as one tall block.
+ */
+static void tc_rows_point(void *ctx, const char *src, char *dst)
+{
+	const struct tc_tr_ctx *c = ctx;
+	_Alignas(64) char buf[TC_COLS_BUF];
+	size_t c0, i0, i;
+
+	for (c0 = 0; c0 < c->cols; c0 += c->cb) {
+		size_t nc = c->cols - c0 < c->cb ? c->cols - c0 : c->cb;
+		size_t lb = nc * c->es;
+
+		for (i0 = 0; i0 < c->n2; i0 += c->m2) {
+			size_t m = c->n2 - i0 < c->m2 ? c->n2 - i0 : c->m2;
+			const char *s = src + i0 * c->ss2 + c0 * c->es;
+
+			for (i = 0; i < m; i++)
+				c->k->runs(buf + i * c->rows * lb, lb, s + i * c->ss2,
+					   c->sld, lb, c->rows, 0);
+			c->fn(dst + c0 * c->dld + i0 * c->rows * c->es, c->dld,
+			      buf, lb, m * c->rows, nc, c->nt);
 		}
 	}
 }
@@ -526,6 +611,20 @@ static int tc_op_transpose(const struct tc_op *op)
 	} else if (!c.pad && c.rows == 32 / c.es && c.cols == c.rows &&
 		   c.sld == 32 && c.dld == 32 && k->fractal[tc_log2es(c.es)]) {
 		point = tc_fractal_point;
+	} else if (op->b2 >= 0) {
+		point = tc_cols_point;
+		skip |= tc_dimbit(op->b2);
+		c.rb = c.rows < TC_COLS_LINE / c.es ? c.rows : TC_COLS_LINE / c.es;
+		c.n2 = s->ext[op->b2];
+		c.ds2 = s->ds[op->b2];
+		c.m2 = TC_COLS_BUF / (c.cols * c.rb * c.es);
+	} else if (op->a2 >= 0) {
+		point = tc_rows_point;
+		skip |= tc_dimbit(op->a2);
+		c.cb = c.cols < TC_COLS_LINE / c.es ? c.cols : TC_COLS_LINE / c.es;
+		c.n2 = s->ext[op->a2];
+		c.ss2 = s->ss[op->a2];
+		c.m2 = TC_COLS_BUF / (c.rows * c.cb * c.es);
 	} else {
 		c.rb = tc_block_of(c.rows, c.es, TC_BLOCK_ROW_BYTES);
 		c.cb = tc_block_of(c.cols, c.es, TC_BLOCK_COL_BYTES);
@@ -603,7 +702,7 @@ static void tc_op_analyse_copy(struct tc_op *op)
 	const struct tc_shape *s = &op->s;
 	int c = -1, a, b;
 
-	op->a = op->b = op->c = op->in = -1;
+	op->a = op->b = op->c = op->in = op->a2 = op->b2 = -1;
 	op->tes = s->es;
 	for (a = 0; a < s->nd; a++)
 		if (s->ss[a] == s->es && s->ds[a] == s->es)
@@ -665,7 +764,7 @@ static void tc_op_init(struct tc_op *op, const struct tc_kernels *k,
 		op->src = NULL;
 		op->kind = TC_OP_FILL;
 		op->disjoint = tc_shape_dst_disjoint(&op->s);
-		op->a = op->b = op->in = op->c = -1;
+		op->a = op->b = op->in = op->c = op->a2 = op->b2 = -1;
 		for (unsigned i = 0; i < 64; i++)
 			op->pat[i] = (unsigned char)(d->value >> (8 * (i % op->s.es)));
 		/* every element gets the same bytes: any order is the same */
@@ -795,9 +894,11 @@ static int tc_split_dims(const struct tc_op *op, int *dims, size_t *gran)
 	}
 	switch (op->kind) {
 	case TC_OP_TRANSPOSE:
-		dims[n] = op->b, gran[n++] = line;
+		/* staged columns (rows) go as one block with b2's (a2's) */
+		if (op->b2 < 0)
+			dims[n] = op->b, gran[n++] = line;
 		/* the rows of a few-rows program, or of padded rows, stay whole */
-		if (!op->fr && !op->pad)
+		if (!op->fr && !op->pad && op->a2 < 0)
 			dims[n] = op->a, gran[n++] = line;
 		break;
 	case TC_OP_RUNS2D:
@@ -948,6 +1049,25 @@ static __attribute__((noinline)) int tc_op_exec_fr(struct tc_op *op, unsigned nt
 	return 0;
 }
 
+/*
+ * The dim that continues @x (a or b) on the side where it is contiguous
+ * (tc_cols_point, tc_rows_point), for an @x shorter than a line while the
+ * other is at least 16 bytes; -1 if none. A staged block is at most
+ * TC_COLS_LINE bytes x 63 elements: it fits TC_COLS_BUF.
+ */
+static int tc_chain(const struct tc_op *op, int x, int y, const size_t *stride)
+{
+	const struct tc_shape *s = &op->s;
+	size_t next = stride[x] * s->ext[x];
+
+	if (s->ext[x] * op->tes >= 64 || s->ext[y] * op->tes < 16)
+		return -1;
+	for (int k = 0; k < s->nd; k++)
+		if (k != x && k != y && stride[k] == next && s->ext[k] > 1)
+			return k;
+	return -1;
+}
+
 static void tc_op_exec_transpose(struct tc_op *op, unsigned nthr)
 {
 	size_t rows = op->s.ext[op->a], dld = op->s.ds[op->b];
@@ -962,6 +1082,22 @@ static void tc_op_exec_transpose(struct tc_op *op, unsigned nthr)
 	    dld <= 64 && dld >= data + op->pad && data + op->pad >= 2 * op->tes &&
 	    !tc_op_exec_fr(op, nthr))
 		return;
+	if (!op->pad) {
+		/*
+		 * Both may continue (OIhw <-> OIhw16i16o: i0 continues hw at
+		 * one side and o0 at the other): the staged lines are rows
+		 * of a (b2) or of b (a2); the longer ones win (f16: 32-byte
+		 * lines, not 18).
+		 */
+		op->b2 = tc_chain(op, op->b, op->a, op->s.ss);
+		op->a2 = tc_chain(op, op->a, op->b, op->s.ds);
+		if (op->b2 >= 0 && op->a2 >= 0) {
+			if (op->s.ext[op->a] >= op->s.ext[op->b])
+				op->a2 = -1;
+			else
+				op->b2 = -1;
+		}
+	}
 	tc_op_exec(op, nthr);
 }
 

@@ -71,6 +71,22 @@ static void fill_noise(unsigned char *p, size_t n, uint64_t seed)
 
 /* ---- running one descriptor list both ways ---------------------------- */
 
+/*
+ * Set: sources are binary32 values in [-300, 300) in steps of 1/4 (ties,
+ * saturation and every scale matter), not noise (mostly NaN, infinities,
+ * huge and tiny values).
+ */
+static int src_values;
+
+static void fill_values(unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i + 4 <= n; i += 4) {
+		float v = (float)((int)((i * 2654435761u) % 2400) - 1200) / 4;
+
+		memcpy(p + i, &v, 4);
+	}
+}
+
 static size_t need_bytes(const struct drm_tilecopy_desc *d, int src_side)
 {
 	__u64 bytes = 0;
@@ -112,6 +128,8 @@ static void check_descs_scales(const struct tc_cpu_backend *be,
 	out = aligned_alloc(64, (dsz + 127) & ~(size_t)63);
 	ck_assert(sbuf && ref && out);
 	fill_noise(sbuf + mis, ssz, 0x1234 + ssz);
+	if (src_values)
+		fill_values(sbuf + mis, ssz);
 	fill_noise(ref + mis, dsz, 0x9876 + dsz);
 	memcpy(out + mis, ref + mis, dsz);
 
@@ -537,6 +555,101 @@ START_TEST(test_staged)
 			snprintf(what, sizeof(what), "staged lines es=%u %ux%u",
 				 es, ext[0], ext[1]);
 			check_descs(be, &d, 1, mis, what);
+		}
+}
+END_TEST
+
+/*
+ * Short columns that continue at the source in another dim, as OIhw ->
+ * OIhw16i16o (rows o0, columns hw continuing in i0, the batch i1 x o1):
+ * staged through a buffer (tc_cols_point). Destinations [K][M][R] (runs
+ * along M) and [M][K + 1][R] (runs along K, a gap so that M and K do not
+ * merge); rows past one staged block (TC_COLS_LINE / es); M past one pass
+ * of the buffer; outputs large enough to be split over threads and to be
+ * streamed. Each also mirrored (source and destination strides swapped:
+ * OIhw16i16o -> OIhw, short rows continuing at the destination,
+ * tc_rows_point).
+ */
+static void check_both_ways(const struct tc_cpu_backend *be,
+			    struct drm_tilecopy_desc d, unsigned mis,
+			    const char *what)
+{
+	char mirrored[96];
+	__u64 t[DRM_TILECOPY_MAX_DIMS];
+
+	check_descs(be, &d, 1, mis, what);
+	memcpy(t, d.src_stride, sizeof(t));
+	memcpy(d.src_stride, d.dst_stride, sizeof(t));
+	memcpy(d.dst_stride, t, sizeof(t));
+	snprintf(mirrored, sizeof(mirrored), "%s, mirrored", what);
+	check_descs(be, &d, 1, mis, mirrored);
+}
+
+static struct drm_tilecopy_desc cols_desc(unsigned es, __u32 r, __u32 m, __u32 k,
+					  __u32 outer, int runs_along_k)
+{
+	__u32 ext[4] = { r, m, k, outer };
+	struct drm_tilecopy_desc d = copy_desc(es, 4, ext);
+
+	d.src_stride[0] = (__u64)m * k + 3;	/* o0: rows, a gap after each */
+	d.src_stride[1] = k;			/* i0: continues hw */
+	d.src_stride[2] = 1;			/* hw: the columns */
+	d.src_stride[3] = (__u64)r * d.src_stride[0];
+	d.dst_stride[0] = 1;
+	if (runs_along_k) {
+		d.dst_stride[2] = r;
+		d.dst_stride[1] = (__u64)(k + 1) * r;
+		d.dst_stride[3] = (__u64)m * d.dst_stride[1];
+	} else {
+		d.dst_stride[1] = r;
+		d.dst_stride[2] = (__u64)m * r;
+		d.dst_stride[3] = (__u64)k * m * r;
+	}
+	return d;
+}
+
+START_TEST(test_staged_cols)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	static const __u32 rows_list[] = { 16, 17, 300 };
+	static const __u32 m_list[] = { 2, 16, 33 };
+	static const __u32 k_list[] = { 3, 7, 9, 15 };
+	char what[80];
+
+	if (!be)
+		return;
+	for (size_t e = 0; e < 4; e++)
+		for (size_t r = 0; r < 3; r++)
+			for (size_t m = 0; m < 3; m++)
+				for (size_t k = 0; k < 4; k++) {
+					unsigned es = es_list[e];
+					int along = (int)((r + m + k) & 1);
+					struct drm_tilecopy_desc d;
+
+					if (k_list[k] * es >= 64 || rows_list[r] * es < 16)
+						continue;
+					d = cols_desc(es, rows_list[r], m_list[m], k_list[k], 3, along);
+					snprintf(what, sizeof(what), "staged cols es=%u %ux%ux%u%s",
+						 es, rows_list[r], m_list[m], k_list[k],
+						 along ? " runs along k" : "");
+					check_both_ways(be, d, (unsigned)(r + m + k) & 7, what);
+				}
+	/*
+	 * The planner's OIhw -> OIhw16i16o f32, 256^2 x 3 x 3 (split over
+	 * threads) and 512^2 x 3 x 3 (streamed): o0, i0, hw, i1, o1.
+	 */
+	for (unsigned big = 0; big < 2; big++)
+		for (unsigned mis = 0; mis < 2; mis++) {
+			__u32 oi = 256u << big, ext[5] = { 16, 16, 9, oi / 16, oi / 16 };
+			struct drm_tilecopy_desc d = copy_desc(4, 5, ext);
+			const __u64 ss[5] = { oi * 9ull, 9, 1, 144, 144ull * oi };
+			const __u64 ds[5] = { 1, 16, 256, 2304, 144ull * oi };
+
+			memcpy(d.src_stride, ss, sizeof(ss));
+			memcpy(d.dst_stride, ds, sizeof(ds));
+			snprintf(what, sizeof(what), "OIhw -> OIhw16i16o %ux%ux3x3", oi, oi);
+			check_both_ways(be, d, mis * 4, what);
 		}
 }
 END_TEST
@@ -1284,6 +1397,67 @@ static struct drm_tilecopy_desc typed_transpose(unsigned st, unsigned dt, __u32 
 }
 
 /*
+ * f32 transposed into i8 and u8 (the fused kernels: 16-row bands encoded
+ * before the transpose, 8-row bands, element edges): row counts around 8
+ * and 16, columns around 16, no scale, one scale, a scale per row (the
+ * channel), zero points; noise sources (NaN, infinities, out of range)
+ * and ordinary values.
+ */
+START_TEST(test_typed_tr_bytes)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const __u32 rows_list[] = { 8, 15, 16, 17, 24, 31, 32, 33, 48 };
+	static const __u32 cols_list[] = { 15, 16, 17, 47, 100 };
+	static const unsigned dts[] = { DRM_TILECOPY_TYPE_I8, DRM_TILECOPY_TYPE_U8 };
+	static const float half = 0.5f, odd_scale = -0.3f;
+	float *scales = malloc(NSCALES * sizeof(float));
+	char what[96];
+
+	ck_assert(scales);
+	if (!be) {
+		free(scales);
+		return;
+	}
+	rng_state = 0x7e5b7e00ULL + (uint64_t)_i;
+	fill_scales(scales, NSCALES);
+	for (size_t t = 0; t < 2; t++)
+		for (size_t r = 0; r < sizeof(rows_list) / sizeof(rows_list[0]); r++)
+			for (size_t c = 0; c < sizeof(cols_list) / sizeof(cols_list[0]); c++)
+				for (int q = 0; q < 4; q++) {
+					__u32 rows = rows_list[r];
+					struct drm_tilecopy_desc d =
+						typed_transpose(DRM_TILECOPY_TYPE_F32, dts[t], rows,
+								cols_list[c], 2, rows + (q & 1) * 3);
+
+					if (q == 1)
+						memcpy(&d.scale, &odd_scale, 4);
+					if (q == 1)
+						d.cvt_flags = DRM_TILECOPY_CVT_SCALE;
+					if (q == 2) {
+						d.cvt_flags = DRM_TILECOPY_CVT_SCALES;
+						d.scale_stride[0] = 1;
+						d.scales = 4 * (r + c);
+					}
+					if (q == 3) {
+						d.cvt_flags = DRM_TILECOPY_CVT_SCALE;
+						memcpy(&d.scale, &half, 4);
+						d.src_zp = 3;
+						d.dst_zp = t ? 100 : -7;
+					}
+					for (src_values = 0; src_values < 2; src_values++) {
+						snprintf(what, sizeof(what), "f32 > %s %ux%u quant %d%s",
+							 t ? "u8" : "i8", rows, cols_list[c], q,
+							 src_values ? " values" : "");
+						check_descs_scales(be, &d, 1, scales, NSCALES,
+								   (unsigned)(r + c + q) & 7, what);
+					}
+					src_values = 0;
+				}
+	free(scales);
+}
+END_TEST
+
+/*
  * Large typed descriptors on 2, 3 and 7 threads: transposes (the tiled
  * path), runs, 4-bit destinations whose outermost stride is odd (a cut
  * must fall where a byte starts) or tight (no byte between the parts).
@@ -1530,6 +1704,8 @@ static Suite *simd_suite(void)
 	ADD("/simd/large", test_large, 1);
 	ADD("/simd/few-rows", test_few_rows, 1);
 	ADD("/simd/fractal", test_fractal, 1);
+	ADD("/simd/staged-cols", test_staged_cols, 1);
+	ADD("/simd/typed-tr-bytes", test_typed_tr_bytes, 1);
 	ADD("/simd/staged", test_staged, 1);
 	ADD("/simd/fused-padding", test_fused_padding, 1);
 	ADD("/simd/fused-padding/planner", test_fused_planner, 1);
