@@ -85,6 +85,12 @@
  */
 #define TC_COLS_BUF	16384u
 #define TC_COLS_LINE	256u
+/* Staged only: a short dim under this many bytes, the other's lines at least */
+#define TC_COLS_SHORT	64u
+#define TC_COLS_MIN_LINE 16u
+/* a pass holds at least one index of the continuing dim (m2 >= 1) */
+_Static_assert((TC_COLS_SHORT - 1) * TC_COLS_LINE <= TC_COLS_BUF,
+	       "a staged block must fit the buffer");
 
 struct tc_shape {
 	int nd;
@@ -120,9 +126,9 @@ struct tc_op {
 	int disjoint;		/* the destination provably does not overlap itself */
 	size_t pad;		/* TRANSPOSE: fused FILL bytes after each dst row */
 	const void *fr;		/* TRANSPOSE: few-rows program, or NULL */
-	int a2, b2;		/* TRANSPOSE: the dim a's rows continue in at
-				 * the destination, b's columns at the source,
-				 * staged; -1 if none */
+	int a2, b2;		/* TRANSPOSE, staged: the dim that continues
+				 * a's rows at the destination, or b's
+				 * columns at the source; -1 if none */
 	unsigned char pat[64];	/* FILL pattern; the fused FILL's */
 };
 
@@ -1051,16 +1057,18 @@ static __attribute__((noinline)) int tc_op_exec_fr(struct tc_op *op, unsigned nt
 
 /*
  * The dim that continues @x (a or b) on the side where it is contiguous
- * (tc_cols_point, tc_rows_point), for an @x shorter than a line while the
- * other is at least 16 bytes; -1 if none. A staged block is at most
- * TC_COLS_LINE bytes x 63 elements: it fits TC_COLS_BUF.
+ * (tc_cols_point, tc_rows_point), for an @x under TC_COLS_SHORT bytes
+ * while the other's lines are at least TC_COLS_MIN_LINE; -1 if none. A
+ * staged block is at most TC_COLS_LINE bytes x (TC_COLS_SHORT - 1)
+ * elements: it fits TC_COLS_BUF (the _Static_assert above).
  */
 static int tc_chain(const struct tc_op *op, int x, int y, const size_t *stride)
 {
 	const struct tc_shape *s = &op->s;
 	size_t next = stride[x] * s->ext[x];
 
-	if (s->ext[x] * op->tes >= 64 || s->ext[y] * op->tes < 16)
+	if (s->ext[x] * op->tes >= TC_COLS_SHORT ||
+	    s->ext[y] * op->tes < TC_COLS_MIN_LINE)
 		return -1;
 	for (int k = 0; k < s->nd; k++)
 		if (k != x && k != y && stride[k] == next && s->ext[k] > 1)

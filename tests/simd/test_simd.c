@@ -72,16 +72,14 @@ static void fill_noise(unsigned char *p, size_t n, uint64_t seed)
 /* ---- running one descriptor list both ways ---------------------------- */
 
 /*
- * Set: sources are binary32 values in [-300, 300) in steps of 1/4 (ties,
- * saturation and every scale matter), not noise (mostly NaN, infinities,
- * huge and tiny values).
+ * binary32 values in [-300, 300) in steps of 1/4 (ties, saturation and
+ * every scale matter), instead of noise (mostly NaN, infinities, huge and
+ * tiny values).
  */
-static int src_values;
-
 static void fill_values(unsigned char *p, size_t n)
 {
 	for (size_t i = 0; i + 4 <= n; i += 4) {
-		float v = (float)((int)((i * 2654435761u) % 2400) - 1200) / 4;
+		float v = (float)((int)((i / 4 * 2654435761u) % 2400) - 1200) / 4;
 
 		memcpy(p + i, &v, 4);
 	}
@@ -103,10 +101,10 @@ static size_t need_bytes(const struct drm_tilecopy_desc *d, int src_side)
  * by @mis bytes; every byte of the destination must agree. @scales:
  * @nscales floats the typed descriptors with per-channel scales read.
  */
-static void check_descs_scales(const struct tc_cpu_backend *be,
-			       const struct drm_tilecopy_desc *descs, size_t n,
-			       const float *scales, size_t nscales,
-			       unsigned mis, const char *what)
+static void check_descs_src(const struct tc_cpu_backend *be,
+			    const struct drm_tilecopy_desc *descs, size_t n,
+			    const float *scales, size_t nscales,
+			    unsigned mis, int values, const char *what)
 {
 	size_t ssz = 1, dsz = 1, i;
 	unsigned char *sbuf, *ref, *out;
@@ -128,7 +126,7 @@ static void check_descs_scales(const struct tc_cpu_backend *be,
 	out = aligned_alloc(64, (dsz + 127) & ~(size_t)63);
 	ck_assert(sbuf && ref && out);
 	fill_noise(sbuf + mis, ssz, 0x1234 + ssz);
-	if (src_values)
+	if (values)
 		fill_values(sbuf + mis, ssz);
 	fill_noise(ref + mis, dsz, 0x9876 + dsz);
 	memcpy(out + mis, ref + mis, dsz);
@@ -145,6 +143,15 @@ static void check_descs_scales(const struct tc_cpu_backend *be,
 	free(sbuf);
 	free(ref);
 	free(out);
+}
+
+/* check_descs_src() on a noise source. */
+static void check_descs_scales(const struct tc_cpu_backend *be,
+			       const struct drm_tilecopy_desc *descs, size_t n,
+			       const float *scales, size_t nscales,
+			       unsigned mis, const char *what)
+{
+	check_descs_src(be, descs, n, scales, nscales, mis, 0, what);
 }
 
 static void check_descs(const struct tc_cpu_backend *be,
@@ -635,6 +642,27 @@ START_TEST(test_staged_cols)
 						 along ? " runs along k" : "");
 					check_both_ways(be, d, (unsigned)(r + m + k) & 7, what);
 				}
+	/*
+	 * Runs of u elements moved as one wider element (u x es <= 8): every
+	 * stride times u, a contiguous dim of u in front.
+	 */
+	for (unsigned u = 2; u <= 4; u += 2)
+		for (size_t k = 0; k < 4; k++) {
+			struct drm_tilecopy_desc d = cols_desc(2, 16, 16, k_list[k], 2,
+							       (int)(k & 1));
+
+			for (int j = d.ndims; j > 0; j--) {
+				d.extent[j] = d.extent[j - 1];
+				d.src_stride[j] = d.src_stride[j - 1] * u;
+				d.dst_stride[j] = d.dst_stride[j - 1] * u;
+			}
+			d.extent[0] = u;
+			d.src_stride[0] = d.dst_stride[0] = 1;
+			d.ndims++;
+			snprintf(what, sizeof(what), "staged cols runs of %u x 2 bytes 16x16x%u",
+				 u, k_list[k]);
+			check_both_ways(be, d, (unsigned)k, what);
+		}
 	/*
 	 * The planner's OIhw -> OIhw16i16o f32, 256^2 x 3 x 3 (split over
 	 * threads) and 512^2 x 3 x 3 (streamed): o0, i0, hw, i1, o1.
@@ -1407,7 +1435,7 @@ START_TEST(test_typed_tr_bytes)
 {
 	const struct tc_cpu_backend *be = backend_or_skip(_i);
 	static const __u32 rows_list[] = { 8, 15, 16, 17, 24, 31, 32, 33, 48 };
-	static const __u32 cols_list[] = { 15, 16, 17, 47, 100 };
+	static const __u32 cols_list[] = { 15, 16, 17, 24, 47, 100 };
 	static const unsigned dts[] = { DRM_TILECOPY_TYPE_I8, DRM_TILECOPY_TYPE_U8 };
 	static const float half = 0.5f, odd_scale = -0.3f;
 	float *scales = malloc(NSCALES * sizeof(float));
@@ -1429,10 +1457,10 @@ START_TEST(test_typed_tr_bytes)
 						typed_transpose(DRM_TILECOPY_TYPE_F32, dts[t], rows,
 								cols_list[c], 2, rows + (q & 1) * 3);
 
-					if (q == 1)
-						memcpy(&d.scale, &odd_scale, 4);
-					if (q == 1)
+					if (q == 1) {
 						d.cvt_flags = DRM_TILECOPY_CVT_SCALE;
+						memcpy(&d.scale, &odd_scale, 4);
+					}
 					if (q == 2) {
 						d.cvt_flags = DRM_TILECOPY_CVT_SCALES;
 						d.scale_stride[0] = 1;
@@ -1444,14 +1472,13 @@ START_TEST(test_typed_tr_bytes)
 						d.src_zp = 3;
 						d.dst_zp = t ? 100 : -7;
 					}
-					for (src_values = 0; src_values < 2; src_values++) {
+					for (int v = 0; v < 2; v++) {
 						snprintf(what, sizeof(what), "f32 > %s %ux%u quant %d%s",
 							 t ? "u8" : "i8", rows, cols_list[c], q,
-							 src_values ? " values" : "");
-						check_descs_scales(be, &d, 1, scales, NSCALES,
-								   (unsigned)(r + c + q) & 7, what);
+							 v ? " values" : "");
+						check_descs_src(be, &d, 1, scales, NSCALES,
+								(unsigned)(r + c + q) & 7, v, what);
 					}
-					src_values = 0;
 				}
 	free(scales);
 }
