@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -137,6 +138,7 @@ static const struct bench_case bench_cases[] = {
 
 struct bench_opts {
 	int json, markdown, reps, all_cpus;
+	int huge;	/* --huge-pages: buffers madvise(MADV_HUGEPAGE)d */
 	int nthr, thr[BENCH_MAX_THR];
 	const char *only, *cpu;
 	const char *from, *to, *shape, *dtype;	/* a custom case */
@@ -711,6 +713,32 @@ static int bench_contenders(struct contender *con, struct bench_run *runs,
 	return n;
 }
 
+/*
+ * The source and destination of a case, 64-byte aligned; with @huge on
+ * 2 MiB boundaries and asked for transparent huge pages before they are
+ * touched (THP is often "madvise" only). Transposes whose rows lie far
+ * apart on both sides touch a 4 KiB page per row and line: this shows
+ * what of their gap to the limit is the TLB's. Every contender runs on
+ * the same buffers.
+ */
+#define BENCH_HUGE	(2u << 20)
+
+static int bench_alloc(void **p, size_t bytes, int huge)
+{
+	size_t len = huge ? (bytes + BENCH_HUGE - 1) / BENCH_HUGE * BENCH_HUGE : bytes;
+
+	if (posix_memalign(p, huge ? BENCH_HUGE : 64, len ? len : 1))
+		return -1;
+	if (huge && madvise(*p, len, MADV_HUGEPAGE)) {
+		fprintf(stderr, "bench: --huge-pages: madvise(MADV_HUGEPAGE): %s\n",
+			strerror(errno));
+		free(*p);
+		*p = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 		     dnnl_engine_t eng, dnnl_stream_t stream,
 		     struct bench_result *res)
@@ -740,8 +768,8 @@ static int bench_one(const struct bench_case *c, const struct bench_opts *o,
 		fprintf(stderr, "bench: %s\n", tilecopy_last_error());
 		goto out;
 	}
-	if (posix_memalign((void **)&r.src, 64, r.src_bytes) ||
-	    posix_memalign((void **)&r.dst, 64, r.dst_bytes) ||
+	if (bench_alloc((void **)&r.src, r.src_bytes, o->huge) ||
+	    bench_alloc((void **)&r.dst, r.dst_bytes, o->huge) ||
 	    !(check = malloc(r.dst_bytes)))
 		goto out;
 	bench_fill_src(r.src, r.src_bytes);
@@ -844,10 +872,10 @@ static void print_json(const struct bench_case *c, const struct bench_result *r,
 	printf("{\"case\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", \"dtype\": \"%s\", "
 	       "\"dtype_to\": \"%s\", "
 	       "\"bytes\": %llu, \"moved_bytes\": %llu, \"threads\": %d, \"cpu\": \"%s\", "
-	       "\"tilecopy_gbps\": ",
+	       "\"huge_pages\": %s, \"tilecopy_gbps\": ",
 	       c->name, c->from, c->to, dtype_name(c->dt), dtype_name(case_dt_to(c)),
 	       (unsigned long long)r->bytes, (unsigned long long)r->moved,
-	       o->thr[t], r->cpu);
+	       o->thr[t], r->cpu, o->huge ? "true" : "false");
 	print_num(gbps(r->moved, bt->tc));
 	printf(", \"limit_gbps\": ");
 	print_num(gbps(r->copied, bt->lim));
@@ -1009,18 +1037,19 @@ static void print_machine(const struct bench_opts *o, double load0, int md)
 
 	printf("%s%s, %ld online CPUs; executor %s; limit = %s loads + non-temporal stores; "
 	       "GB/s: best of %d interleaved rounds, factors: median of the ratios within "
-	       "a round; OpenMP threads %s; %s; load average %.2f at the start\n",
+	       "a round; OpenMP threads %s; buffers on %s; %s; load average %.2f at the start\n",
 	       md ? "" : "# ", model, sysconf(_SC_NPROCESSORS_ONLN),
 	       cpu_name(o->cpu), stream_isa(), o->reps,
 	       bind && *bind && strcmp(bind, "false") ? "pinned (OMP_PROC_BIND)" : "not pinned",
-	       date, load0);
+	       o->huge ? "2 MiB pages where the kernel gives them (madvise)" :
+			 "the allocator's pages", date, load0);
 }
 
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: tilecopy bench [--json | --markdown] [--threads N[,N...]] [--reps N]\n"
-		"                      [--case NAME] [--cpu NAME] [--all-cpus] [--list]\n"
+		"                      [--case NAME] [--cpu NAME] [--all-cpus] [--huge-pages] [--list]\n"
 		"                      [--from FMT --to FMT --shape S [--dtype T]]  (a custom case)\n");
 	return 2;
 }
@@ -1055,6 +1084,8 @@ static int parse_args(struct bench_opts *o, struct bench_case *custom, int argc,
 			o->markdown = 1;
 		} else if (!strcmp(a, "--all-cpus")) {
 			o->all_cpus = 1;
+		} else if (!strcmp(a, "--huge-pages")) {
+			o->huge = 1;
 		} else if (!strcmp(a, "--list")) {
 			for (size_t k = 0; k < NCASES; k++)
 				printf("%s\n", bench_cases[k].name);

@@ -11,7 +11,7 @@
 /**
  * tc_bench_run - run the benchmark; @argv holds only the options (no
  * program name): [--json] [--threads N] [--reps N] [--case NAME]
- * [--cpu NAME] [--all-cpus] [--list], or a custom case with
+ * [--cpu NAME] [--all-cpus] [--huge-pages] [--list], or a custom case with
  * --from FMT --to FMT --shape S [--dtype T] (oneDNN then by strided view).
  * @return 0, 1 on a failure (a wrong result included), 2 on a usage error.
  */
