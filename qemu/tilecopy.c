@@ -58,7 +58,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
  * one walk per 2 MiB and scattered pages one per 4 KiB. A hashed hint
  * table (page -> entry) avoids scanning the entries on most lookups.
  */
-#define TC_TLB_ENTRIES          128
+#define TC_TLB_BITS             7
+#define TC_TLB_ENTRIES          (1 << TC_TLB_BITS)      /* 128 */
 #define TC_TLB_HINTS            1024
 #define TC_PTE_CHUNK            32      /* PTEs read per bus read in a walk */
 #define TC_TILE_ROWS_MAX        1024    /* source rows of a tile */
@@ -93,7 +94,6 @@ typedef struct TilecopyTlbEntry {
     uint8_t *host;
     uint64_t perm;          /* TC_PTE_READ | TC_PTE_WRITE */
     bool written;           /* the run was written: mark it dirty */
-    uint64_t used;          /* j->clock when last looked up (0: empty) */
 } TilecopyTlbEntry;
 
 typedef struct TilecopyQueue {
@@ -125,6 +125,12 @@ typedef struct TilecopyJob {
     uint64_t root;
     uint32_t ops;
     TilecopyTlbEntry tlb[TC_TLB_ENTRIES];
+    /*
+     * When each entry was last looked up (tilecopy_stamp() | its index;
+     * its index alone: empty), apart from the entries: the victim scan
+     * reads them alone.
+     */
+    uint64_t used[TC_TLB_ENTRIES];
     uint8_t hint[TC_TLB_HINTS];
     /*
      * walk caches, flushed with the TLB: the last L3 table (by VA >> 21)
@@ -144,13 +150,14 @@ typedef struct TilecopyJob {
     /*
      * Host pointers taken from the TLB stay valid while their entries
      * stay. A fill evicts the least recently used entry (clock: advanced
-     * by each fill and each tilecopy_hold()); entries looked up since the
-     * last tilecopy_hold() (used >= hold) are held: lost is set when one
-     * of them is evicted or flushed. With keep set, a fill that would
-     * evict a held entry is not done: the lookup fails without a fault
-     * and sets full.
+     * by each lookup and each tilecopy_hold(), so no two entries tie);
+     * entries looked up since the last tilecopy_hold() (used >= hold, a
+     * stamp) are held: lost is set when one of them is evicted or
+     * flushed. With keep set, a fill that would evict a held entry is not
+     * done: the lookup fails without a fault and sets full. fills counts
+     * the fills.
      */
-    uint64_t clock, hold;
+    uint64_t clock, hold, fills;
     bool lost, keep, full;
     uint64_t moved;         /* bytes written by the job */
     uint64_t elems;         /* elements of the descriptors so far */
@@ -332,7 +339,7 @@ static void tilecopy_tlb_flush(TilecopyState *s, TilecopyJob *j)
             address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
             e->len = 0;
         }
-        e->used = 0;
+        j->used[i] = i;
     }
     j->last[0] = j->last[1] = -1;
     j->lost = true;
@@ -413,9 +420,20 @@ static uint8_t *tilecopy_ram(TilecopyState *s, TilecopyJob *j, uint64_t pa,
  * stayed. A hit on an entry filled before counts as a lookup: its pointer
  * is held as long as those of the entries filled since.
  */
+/*
+ * A new time for the TLB's stamps: j->clock above TC_TLB_BITS bits for the
+ * index of the entry stamped, so that the least recently used entry is
+ * the minimum of j->used and the minimum names it; an empty entry's stamp
+ * is its index alone, below every time.
+ */
+static inline uint64_t tilecopy_stamp(TilecopyJob *j)
+{
+    return ++j->clock << TC_TLB_BITS;
+}
+
 static void tilecopy_hold(TilecopyJob *j)
 {
-    j->hold = ++j->clock;
+    j->hold = tilecopy_stamp(j);
     j->lost = false;
     j->full = false;
 }
@@ -426,18 +444,24 @@ static bool tilecopy_held(TilecopyJob *j)
     return !j->lost;
 }
 
-/* The entry a fill replaces: an empty one, else the least recently used. */
-static TilecopyTlbEntry *tilecopy_tlb_victim(TilecopyJob *j)
+/*
+ * The entry a fill replaces: the first empty one, else the least recently
+ * used; the minimum stamp, which names it (tilecopy_stamp()). Four minima
+ * without branches, not one chain of 128 dependent compares.
+ */
+static unsigned tilecopy_tlb_victim(TilecopyJob *j)
 {
-    TilecopyTlbEntry *v = &j->tlb[0];
+    uint64_t m0 = j->used[0], m1 = j->used[1];
+    uint64_t m2 = j->used[2], m3 = j->used[3];
     unsigned i;
 
-    for (i = 1; i < TC_TLB_ENTRIES && v->used; i++) {
-        if (j->tlb[i].used < v->used) {
-            v = &j->tlb[i];
-        }
+    for (i = 4; i < TC_TLB_ENTRIES; i += 4) {
+        m0 = MIN(m0, j->used[i]);
+        m1 = MIN(m1, j->used[i + 1]);
+        m2 = MIN(m2, j->used[i + 2]);
+        m3 = MIN(m3, j->used[i + 3]);
     }
-    return v;
+    return MIN(MIN(m0, m1), MIN(m2, m3)) & (TC_TLB_ENTRIES - 1);
 }
 
 /*
@@ -450,11 +474,11 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     AddressSpace *as = pci_get_address_space(&s->pdev);
     uint64_t table = j->root & TC_PTE_ADDR_MASK;
     uint64_t pte, pa, want, perm, len;
-    unsigned level, idx, run;
-    TilecopyTlbEntry *e = tilecopy_tlb_victim(j);
+    unsigned level, idx, run, v = tilecopy_tlb_victim(j);
+    TilecopyTlbEntry *e = &j->tlb[v];
     uint8_t *host;
 
-    if (j->keep && e->len && e->used >= j->hold) {
+    if (j->keep && e->len && j->used[v] >= j->hold) {
         j->full = true;
         return NULL;
     }
@@ -525,12 +549,12 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     if (e->len) {
         bool w = e->written;
 
-        j->lost |= e->used >= j->hold;
+        j->lost |= j->used[v] >= j->hold;
         address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
-        if (j->last[0] == e - j->tlb) {
+        if (j->last[0] == v) {
             j->last[0] = -1;
         }
-        if (j->last[1] == e - j->tlb) {
+        if (j->last[1] == v) {
             j->last[1] = -1;
         }
     }
@@ -539,7 +563,8 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     e->host = host;
     e->perm = perm;
     e->written = false;
-    e->used = ++j->clock;
+    j->used[v] = tilecopy_stamp(j) | v;
+    j->fills++;
     trace_tilecopy_tlb_fill(va, pa, len, perm);
     return e;
 }
@@ -588,9 +613,10 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
         if (!e) {
             return NULL;
         }
+    } else {
+        j->used[e - j->tlb] = tilecopy_stamp(j) | (e - j->tlb);
     }
     e->written |= is_write;
-    e->used = j->clock;
     j->last[is_write] = e - j->tlb;
     j->hint[h] = e - j->tlb;
     *avail = e->va + e->len - va;
@@ -1182,11 +1208,12 @@ static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
      * mappings is first copied into the buffer).
      */
     tilecopy_hold(j);
+    src_fills = j->fills;
     if (!tilecopy_gather(s, j, src, sh->ss[q] * es, n * es, m, rows, in)) {
         return false;
     }
     src_held = tilecopy_held(j);
-    src_fills = j->clock - j->hold;             /* the clock counts fills */
+    src_fills = j->fills - src_fills;
     *over |= src_held ? 0 : TC_OVER_SRC;
     if (direct && src_held) {
         c0 = tilecopy_tile_direct(s, j, rows, m, n, es, dst, sh->ds[p] * es,
@@ -2898,7 +2925,7 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
 {
     TilecopyState *s = TILECOPY(pdev);
     Error *err = NULL;
-    unsigned v;
+    unsigned v, i;
     int ret;
 
     if (s->num_queues < 1 || s->num_queues > TC_MAX_QUEUES) {
@@ -2959,6 +2986,9 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
     qemu_cond_init(&s->idle_cond);
     s->job.last[0] = s->job.last[1] = -1;
     s->job.wc_tag = ~0ull;
+    for (i = 0; i < TC_TLB_ENTRIES; i++) {
+        s->job.used[i] = i;                     /* empty */
+    }
     s->stopping = false;
     qemu_thread_create(&s->thread, "tilecopy", tilecopy_worker, s,
                        QEMU_THREAD_JOINABLE);
