@@ -152,10 +152,11 @@ typedef struct TilecopyJob {
      * stay. A fill evicts the least recently used entry (clock: advanced
      * by each lookup and each tilecopy_hold(), so no two entries tie);
      * entries looked up since the last tilecopy_hold() (used >= hold, a
-     * stamp) are held: lost is set when one of them is evicted or
-     * flushed. With keep set, a fill that would evict a held entry is not
-     * done: the lookup fails without a fault and sets full. fills counts
-     * the fills.
+     * stamp) are held: lost is set when one of them is evicted. With keep
+     * set, a fill that would evict a held entry is not done: the lookup
+     * fails without a fault and sets full. An MMU_INVALIDATE (tlb_gen)
+     * flushes the TLB at the next tilecopy_hold() only, never under held
+     * pointers. fills counts the fills.
      */
     uint64_t clock, hold, fills;
     bool lost, keep, full;
@@ -418,7 +419,10 @@ static uint8_t *tilecopy_ram(TilecopyState *s, TilecopyJob *j, uint64_t pa,
  * Start holding host pointers: the entries looked up from now on are the
  * last ones a fill evicts, and tilecopy_held() says whether they all
  * stayed. A hit on an entry filled before counts as a lookup: its pointer
- * is held as long as those of the entries filled since.
+ * is held as long as those of the entries filled since. Called where no
+ * host pointer of an earlier lookup is in use, so this is where an
+ * MMU_INVALIDATE issued while the job runs takes effect (the TLB is
+ * flushed): before the next tile, slice, batch of rows or run of pages.
  */
 /*
  * A new time for the TLB's stamps: j->clock above TC_TLB_BITS bits for the
@@ -431,8 +435,14 @@ static inline uint64_t tilecopy_stamp(TilecopyJob *j)
     return ++j->clock << TC_TLB_BITS;
 }
 
-static void tilecopy_hold(TilecopyJob *j)
+static void tilecopy_hold(TilecopyState *s, TilecopyJob *j)
 {
+    unsigned gen = qatomic_read(&s->tlb_gen);
+
+    if (gen != j->tlb_gen) {
+        tilecopy_tlb_flush(s, j);
+        j->tlb_gen = gen;
+    }
     j->hold = tilecopy_stamp(j);
     j->lost = false;
     j->full = false;
@@ -576,22 +586,17 @@ static inline unsigned tilecopy_hint(uint64_t va)
 
 /*
  * Host pointer for @va; *avail = bytes usable from there in the same run.
- * NULL on a fault (recorded in the job).
+ * NULL on a fault (recorded in the job). The pointer stays valid while its
+ * entry stays (tilecopy_hold()).
  */
 static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
                                    uint64_t va, bool is_write,
                                    uint64_t *avail)
 {
     TilecopyTlbEntry *e = NULL;
-    unsigned gen = qatomic_read(&s->tlb_gen), h = tilecopy_hint(va);
+    unsigned h = tilecopy_hint(va);
     int i, l = j->last[is_write];
 
-    if (gen != j->tlb_gen) {
-        /* MMU_INVALIDATE while the job runs */
-        tilecopy_tlb_flush(s, j);
-        j->tlb_gen = gen;
-        l = -1;
-    }
     if (l >= 0 && va - j->tlb[l].va < j->tlb[l].len) {
         e = &j->tlb[l];
     } else if (va - j->tlb[j->hint[h]].va < j->tlb[j->hint[h]].len) {
@@ -653,15 +658,24 @@ static uint64_t tilecopy_write_budget(TilecopyJob *j, uint64_t va,
     return len;
 }
 
-static bool tilecopy_read_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
-                             void *buf, uint64_t len)
+/*
+ * @len bytes at @va into @buf, a run of pages at a time. @hold: each run
+ * is a hold point (tilecopy_hold()); false where the caller holds host
+ * pointers (a row spilled by a gather).
+ */
+static bool tilecopy_read_runs(TilecopyState *s, TilecopyJob *j, uint64_t va,
+                               void *buf, uint64_t len, bool hold)
 {
     uint8_t *d = buf;
 
     while (len) {
         uint64_t avail;
-        uint8_t *p = tilecopy_translate(s, j, va, false, &avail);
+        uint8_t *p;
 
+        if (hold) {
+            tilecopy_hold(s, j);
+        }
+        p = tilecopy_translate(s, j, va, false, &avail);
         if (!p) {
             return false;
         }
@@ -674,6 +688,12 @@ static bool tilecopy_read_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
     return true;
 }
 
+static bool tilecopy_read_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
+                             void *buf, uint64_t len)
+{
+    return tilecopy_read_runs(s, j, va, buf, len, true);
+}
+
 static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
                               const void *buf, uint64_t len)
 {
@@ -681,8 +701,10 @@ static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
 
     while (len) {
         uint64_t avail, n;
-        uint8_t *p = tilecopy_translate(s, j, va, true, &avail);
+        uint8_t *p;
 
+        tilecopy_hold(s, j);            /* a run of pages at a time */
+        p = tilecopy_translate(s, j, va, true, &avail);
         if (!p) {
             return false;
         }
@@ -701,7 +723,8 @@ static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
 
 /*
  * Contiguous run, memory to memory (both sides through the MMU); a long
- * one looks at STOP every TC_POLL_BYTES.
+ * one looks at STOP every TC_POLL_BYTES. Each step (the bytes both sides
+ * have in one run of pages) is a hold point (tilecopy_hold()).
  */
 static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
                              uint64_t src, uint64_t len)
@@ -710,15 +733,25 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
 
     while (len) {
         uint64_t sa, da, n, w;
-        uint8_t *sp = tilecopy_translate(s, j, src, false, &sa);
-        uint8_t *dp;
+        uint8_t *sp, *dp;
 
+        tilecopy_hold(s, j);
+        sp = tilecopy_translate(s, j, src, false, &sa);
         if (!sp) {
             return false;
         }
         dp = tilecopy_translate(s, j, dst, true, &da);
         if (!dp) {
             return false;
+        }
+        if (!tilecopy_held(j)) {
+            /*
+             * The destination's fill evicted the source's entry: redone.
+             * (Not expected: the fill replaces the least recently used of
+             * 128 entries and the source's was just looked up, and a
+             * flush waits for the hold; so the step makes progress.)
+             */
+            continue;
         }
         n = MIN(MIN(MIN(sa, da), len), TC_POLL_BYTES - polled);
         w = tilecopy_write_budget(j, dst, n);
@@ -1023,7 +1056,8 @@ static bool tilecopy_gather(TilecopyState *s, TilecopyJob *j, uint64_t va,
             }
             base = va;
             if (avail < len) {
-                if (!tilecopy_read_va(s, j, va, spill + i * len, len)) {
+                if (!tilecopy_read_runs(s, j, va, spill + i * len, len,
+                                        false)) {
                     return false;
                 }
                 rows[i] = spill + i * len;
@@ -1094,7 +1128,7 @@ static uint64_t tilecopy_tile_direct(TilecopyState *s, TilecopyJob *j,
         got = tilecopy_probe_rows(s, j, dst + done * dstride, dstride,
                                   m * es, chunk, true, s->tile_drows);
         j->keep = false;
-        /* (not held: a flush, MMU_INVALIDATE while the job runs) */
+        /* (held: with keep, no fill evicts the source's entries) */
         if (got < chunk || !tilecopy_held(j) ||
             !tilecopy_transpose_direct(s->tile_drows, rows, m, chunk, es,
                                        stage, s->tilebuf_size / 2, &st)) {
@@ -1123,7 +1157,7 @@ static bool tilecopy_tile_few(TilecopyState *s, TilecopyJob *j,
     uint8_t *sp[TILECOPY_FEW_MAX], *dp[TILECOPY_FEW_MAX];
     bool ok;
 
-    tilecopy_hold(j);
+    tilecopy_hold(s, j);
 
     if (m <= TILECOPY_FEW_MAX && sh->ds[p] == m) {
         ok = tilecopy_probe_rows(s, j, src, sh->ss[q] * es, n * es, m, false,
@@ -1148,16 +1182,20 @@ static bool tilecopy_tile_few(TilecopyState *s, TilecopyJob *j,
 }
 
 /*
- * A row needs at most two lookups (split between two mappings): a slice
- * of this many rows stays within the TLB.
+ * A row split between two mappings needs two lookups (and the spill's
+ * reads, one a run): a slice of this many rows of up to a few pages stays
+ * within the TLB.
  */
 #define TC_SLICE_ROWS (TC_TLB_ENTRIES / 4)
 
 /*
  * @m source rows of @n elements, @stride bytes apart from @src, gathered
  * and transposed into @out (rows @ostride elements apart) TC_SLICE_ROWS
- * rows at a time; rows are read in the same order as one gather, so a
- * fault names the same first byte.
+ * rows at a time, each slice under a hold (tilecopy_hold()); a slice
+ * whose entries were not held (longer rows in more runs) is gathered
+ * again in halves, down to a row, which needs none held (its pointer is
+ * its only lookup's, or the spill's). Rows are read in the same order as
+ * one gather, so a fault names the same first byte.
  */
 static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
                                       uint64_t src, uint64_t stride,
@@ -1165,13 +1203,19 @@ static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
                                       uint64_t ostride, uint8_t *out)
 {
     const uint8_t **rows = s->tile_rows;
-    uint64_t r0, mr;
+    uint64_t r0, mr, slice = TC_SLICE_ROWS;
 
     for (r0 = 0; r0 < m; r0 += mr) {
-        mr = MIN(m - r0, TC_SLICE_ROWS);
+        mr = MIN(m - r0, slice);
+        tilecopy_hold(s, j);
         if (!tilecopy_gather(s, j, src + r0 * stride, stride, n * es, mr,
                              rows, s->tilebuf)) {
             return false;
+        }
+        if (mr > 1 && !tilecopy_held(j)) {
+            slice = mr / 2;
+            mr = 0;
+            continue;
         }
         tilecopy_transpose(out + r0 * es, rows, mr, n, ostride, es);
     }
@@ -1207,7 +1251,7 @@ static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
      * Gather: rows are read where they lie (a row split between two
      * mappings is first copied into the buffer).
      */
-    tilecopy_hold(j);
+    tilecopy_hold(s, j);
     src_fills = j->fills;
     if (!tilecopy_gather(s, j, src, sh->ss[q] * es, n * es, m, rows, in)) {
         return false;
@@ -1230,8 +1274,8 @@ static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
     if (!tilecopy_held(j)) {
         /*
          * The source rows took more lookups than the TLB holds (rows far
-         * apart in scattered pages), or it was flushed: the first rows'
-         * pointers may have gone with their entries. Gathered again and
+         * apart in scattered pages): the first rows' pointers may have
+         * gone with their entries. Gathered again and
          * transposed a slice of rows at a time, each slice's lookups
          * within the TLB. (The destination's lookups evict none of the
          * source's: tilecopy_tile_direct().)
@@ -1431,7 +1475,7 @@ static bool tilecopy_copy_rows(TilecopyState *s, TilecopyJob *j, uint64_t dst,
             return false;
         }
         n = MIN(count, batch);
-        tilecopy_hold(j);
+        tilecopy_hold(s, j);
         got = tilecopy_probe_rows(s, j, src, sstride, len, n, false, sp);
         got = tilecopy_probe_rows(s, j, dst, dstride, len, got, true, dp);
         if (!tilecopy_held(j)) {
@@ -1507,7 +1551,7 @@ static bool tilecopy_exec_blocks(TilecopyState *s, TilecopyJob *j,
                 }
                 m = MIN(bq, sh->e[q] - q0);
                 n = MIN(bp, sh->e[p] - p0);
-                tilecopy_hold(j);
+                tilecopy_hold(s, j);
                 if (tilecopy_probe_rows(s, j, src, sstr, n * bs, m, false,
                                         sp) == m &&
                     tilecopy_probe_rows(s, j, dst, dstr, m * bs, n, true,
