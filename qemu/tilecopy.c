@@ -1222,6 +1222,9 @@ static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
     return true;
 }
 
+#define TC_OVER_SRC     1u
+#define TC_OVER_DST     2u
+
 /*
  * One tile of @m source rows (at most TC_TILE_ROWS_MAX) by @n columns:
  * gathered, then written straight to the destination rows where they are
@@ -1233,9 +1236,6 @@ static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
  * overflowed it, or took more than half and the destination rows did not
  * fit beside them; TC_OVER_DST when the destination rows did not fit.
  */
-#define TC_OVER_SRC     1u
-#define TC_OVER_DST     2u
-
 static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
                           const TilecopyShape *sh, unsigned p, unsigned q,
                           uint64_t src, uint64_t dst, uint64_t m, uint64_t n,
@@ -1435,13 +1435,20 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                 }
                 /*
                  * Halve the side that overflowed the TLB: the source
-                 * rows (half this band's, from the next band on), else
-                 * the destination rows (from the next tile on), then
-                 * the source rows to make room for them. At the floors
-                 * (64 rows a side at most) a tile's lookups fit.
+                 * rows (half this band's, from the next band on; at
+                 * their floor the destination keeps its rows, and the
+                 * buffered path, in slices where they alone overflow,
+                 * takes the source), else the destination rows (from
+                 * the next tile on), then the source rows to make room
+                 * for them. The floors (64 / es source rows, 64
+                 * destination rows) do not make a tile's lookups fit:
+                 * with 1-byte elements 64 + 64 rows take all 128
+                 * entries, and a row split between two pages takes two.
                  */
-                if (far_both && (over & TC_OVER_SRC) && bh > 64 / es) {
-                    bq = MIN(bq, MAX(64 / es, bh / 2));
+                if (far_both && (over & TC_OVER_SRC)) {
+                    if (bh > 64 / es) {
+                        bq = MIN(bq, MAX(64 / es, bh / 2));
+                    }
                 } else if (far_both && over) {
                     if (bp > 64) {
                         bp = MAX(64, bp / 2);

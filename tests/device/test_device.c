@@ -2957,9 +2957,11 @@ END_TEST
  * (its head element by element), by part of an element not (no block at
  * all), 8-byte elements not. Scattered pages: where the source rows alone
  * overflow the TLB, the source is gathered again in slices and the tiles
- * keep their columns (fewer source rows, from the next band on); where
- * only the destination rows do not fit beside them, no slices (the first
- * gather's pointers stay valid) and the tiles keep their rows.
+ * keep their columns (fewer source rows, from the next band on), also
+ * where the source overflows at its floor (64 rows two pages apart, each
+ * split between two pages: all 128 entries); where only the destination
+ * rows do not fit beside them, no slices (the first gather's pointers
+ * stay valid) and the tiles keep their rows.
  */
 START_TEST(test_cross_staged)
 {
@@ -2970,17 +2972,20 @@ START_TEST(test_cross_staged)
 		uint32_t m, n;		/* source rows, columns */
 		uint32_t doff;		/* destination offset, bytes */
 		unsigned scat;		/* cross_one() */
+		unsigned spages;	/* source rows this many pages apart */
+		uint32_t soff;		/* source offset, bytes */
 		unsigned expect;
 	} cases[] = {
-		{ 1, 512, 512, 0, 0, STAGED | NO_SLICES },
-		{ 1, 512, 512, 8, 0, STAGED | NO_SLICES },
-		{ 2, 256, 512, 64, 0, STAGED },
-		{ 2, 256, 512, 1, 0, NOT_STAGED },
-		{ 4, 128, 256, 0, 0, STAGED },
-		{ 8, 64, 256, 0, 0, NOT_STAGED },
-		{ 1, 512, 512, 0, 2, STAGED | SLICES | KEEP_COLS },
-		{ 1, 512, 512, 0, 3, STAGED | NO_SLICES | KEEP_ROWS },
-		{ 1, 512, 512, 0, 1, STAGED | SLICES },
+		{ 1, 512, 512, 0, 0, 1, 0, STAGED | NO_SLICES },
+		{ 1, 512, 512, 8, 0, 1, 0, STAGED | NO_SLICES },
+		{ 2, 256, 512, 64, 0, 1, 0, STAGED },
+		{ 2, 256, 512, 1, 0, 1, 0, NOT_STAGED },
+		{ 4, 128, 256, 0, 0, 1, 0, STAGED },
+		{ 8, 64, 256, 0, 0, 1, 0, NOT_STAGED },
+		{ 1, 512, 512, 0, 2, 1, 0, STAGED | SLICES | KEEP_COLS },
+		{ 1, 512, 512, 0, 3, 1, 0, STAGED | NO_SLICES | KEEP_ROWS },
+		{ 1, 512, 512, 0, 1, 1, 0, STAGED | SLICES },
+		{ 1, 512, 512, 0, 2, 2, 4096 - 128, STAGED | SLICES | KEEP_COLS },
 	};
 	enum { NC = sizeof(cases) / sizeof(cases[0]) };
 	unsigned long long staged[NC] = { 0 }, slices[NC] = { 0 }, tiles[NC] = { 0 };
@@ -2995,15 +3000,17 @@ START_TEST(test_cross_staged)
 	ring_setup(&e.d, 0, &r, 16);
 	for (c = 0; c < NC; c++) {
 		const unsigned es = cases[c].es;
-		const uint64_t sr = 4096 / es, dr = 4096 / es;	/* a page apart */
+		const uint64_t sr = cases[c].spages * 4096 / es;
+		const uint64_t dr = 4096 / es;			/* a page apart */
 		uint32_t ext[2] = { cases[c].n, cases[c].m };
 		uint64_t ss[2] = { 1, sr }, ds[2] = { dr, 1 };
 		struct drm_tilecopy_desc d;
 
-		desc_copy(&d, es, 0, cases[c].doff, 2, ext, ss, ds);
-		snprintf(what, sizeof(what), "es %u, %ux%u, dst + %u, scattered %u", es,
-			 cases[c].m, cases[c].n, cases[c].doff, cases[c].scat);
-		cross_one(&e, &r, d, sr * cases[c].m * es,
+		desc_copy(&d, es, cases[c].soff, cases[c].doff, 2, ext, ss, ds);
+		snprintf(what, sizeof(what), "es %u, %ux%u, src + %u, dst + %u, scattered %u",
+			 es, cases[c].m, cases[c].n, cases[c].soff, cases[c].doff,
+			 cases[c].scat);
+		cross_one(&e, &r, d, sr * cases[c].m * es + cases[c].soff,
 			  dr * cases[c].n * es + 64, cases[c].scat, c + 1, what);
 		mincols[c] = minrows[c] = ~0ull;
 	}
