@@ -2850,38 +2850,63 @@ START_TEST(test_cross_transposes)
 END_TEST
 
 /*
- * One COPY descriptor (@d, addresses relative to its buffers) on the engine
- * and on the library's scalar executor, byte for byte; buffers of whole
- * pages in order or scattered (env_buf_scattered: rows split between runs):
- * @scat 0 neither, 1 both, 2 the source only, 3 the destination only.
+ * Buffers for one COPY descriptor (@d, addresses relative to them), of
+ * whole pages in order or scattered (env_buf_scattered: rows split between
+ * runs): @scat 0 neither, 1 both, 2 the source only, 3 the destination
+ * only; filled at random (seeds from @seq), at *@src and *@dst. Returns
+ * the destination the library's scalar executor makes of them (to free).
+ */
+static uint8_t *cross_bufs(struct env *e, const struct drm_tilecopy_desc *d,
+			   uint64_t sbytes, uint64_t dbytes, unsigned scat, uint64_t seq,
+			   uint64_t *src, uint64_t *dst)
+{
+	uint8_t *cs = malloc(sbytes), *cd = malloc(dbytes);
+	uint64_t b;
+
+	*src = scat == 1 || scat == 2 ? env_buf_scattered(e, sbytes, TC_PTE_READ) :
+	       env_buf(e, sbytes, TC_PTE_READ, NULL);
+	*dst = scat == 1 || scat == 3 ?
+	       env_buf_scattered(e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
+	       env_buf(e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(e, *src, sbytes, 300 + seq);
+	va_fill_random(e, *dst, dbytes, 400 + seq);
+	for (b = 0; b < sbytes; b++)
+		cs[b] = *va_host(e, *src + b);
+	for (b = 0; b < dbytes; b++)
+		cd[b] = *va_host(e, *dst + b);
+	ck_assert_int_eq(tc_exec_scalar(d, 1, cs, cd), 0);
+	free(cs);
+	return cd;
+}
+
+/* The first byte of @dbytes at @dst that differs from @want (@dbytes: none). */
+static uint64_t cross_diff(struct env *e, uint64_t dst, const uint8_t *want,
+			   uint64_t dbytes)
+{
+	uint64_t b;
+
+	for (b = 0; b < dbytes && *va_host(e, dst + b) == want[b]; b++)
+		;
+	return b;
+}
+
+/*
+ * One COPY descriptor (@d, addresses relative to its buffers, cross_bufs())
+ * on the engine and on the library's scalar executor, byte for byte.
  */
 static void cross_one(struct env *e, struct ring *r, struct drm_tilecopy_desc d,
 		      uint64_t sbytes, uint64_t dbytes, unsigned scat, uint64_t seq,
 		      const char *what)
 {
 	uint64_t src, dst, b;
-	uint8_t *cs = malloc(sbytes), *cd = malloc(dbytes);
+	uint8_t *cd = cross_bufs(e, &d, sbytes, dbytes, scat, seq, &src, &dst);
 
-	src = scat == 1 || scat == 2 ? env_buf_scattered(e, sbytes, TC_PTE_READ) :
-	      env_buf(e, sbytes, TC_PTE_READ, NULL);
-	dst = scat == 1 || scat == 3 ?
-	      env_buf_scattered(e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
-	      env_buf(e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
-	va_fill_random(e, src, sbytes, 300 + seq);
-	va_fill_random(e, dst, dbytes, 400 + seq);
-	for (b = 0; b < sbytes; b++)
-		cs[b] = *va_host(e, src + b);
-	for (b = 0; b < dbytes; b++)
-		cd[b] = *va_host(e, dst + b);
-	ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
 	d.src += src;
 	d.dst += dst;
 	assert_ok(e, run_job(e, r, &d, 1, seq), seq);
-	for (b = 0; b < dbytes && *va_host(e, dst + b) == cd[b]; b++)
-		;
+	b = cross_diff(e, dst, cd, dbytes);
 	ck_assert_msg(b == dbytes, "%s, scattered %u: byte %llu differs", what, scat,
 		      (unsigned long long)b);
-	free(cs);
 	free(cd);
 }
 
@@ -3091,24 +3116,14 @@ START_TEST(test_mmu_invalidate_storm)
 		const unsigned es = cases[c].es;
 		uint64_t sbytes = es, dbytes = es, src, dst, gpa, b, i;
 		struct drm_tilecopy_desc d, *dd;
-		uint8_t *cs, *cd;
+		uint8_t *cd;
 
 		for (k = 0; k < cases[c].nd; k++) {
 			sbytes += (cases[c].ext[k] - 1) * cases[c].ss[k] * es;
 			dbytes += (cases[c].ext[k] - 1) * cases[c].ds[k] * es;
 		}
-		src = env_buf_scattered(&e, sbytes, TC_PTE_READ);
-		dst = env_buf_scattered(&e, dbytes, TC_PTE_READ | TC_PTE_WRITE);
-		va_fill_random(&e, src, sbytes, 90 + c);
-		va_fill_random(&e, dst, dbytes, 95 + c);
-		cs = malloc(sbytes);
-		cd = malloc(dbytes);
-		for (b = 0; b < sbytes; b++)
-			cs[b] = *va_host(&e, src + b);
-		for (b = 0; b < dbytes; b++)
-			cd[b] = *va_host(&e, dst + b);
 		desc_copy(&d, es, 0, 0, cases[c].nd, cases[c].ext, cases[c].ss, cases[c].ds);
-		ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
+		cd = cross_bufs(&e, &d, sbytes, dbytes, 1, c + 1, &src, &dst);
 		d.src = src;
 		d.dst = dst;
 		dd = desc_alloc(e.q, 16, &gpa);
@@ -3121,11 +3136,9 @@ START_TEST(test_mmu_invalidate_storm)
 			tc_wr(&e.d, TC_REG_MMU_INVALIDATE_ALL, 1);
 		writes += i;
 		assert_ok(&e, tc_wait(&e.d, 0, WAIT_MS), c + 1);
-		for (b = 0; b < dbytes && *va_host(&e, dst + b) == cd[b]; b++)
-			;
+		b = cross_diff(&e, dst, cd, dbytes);
 		ck_assert_msg(b == dbytes, "case %u: byte %llu differs", c,
 			      (unsigned long long)b);
-		free(cs);
 		free(cd);
 	}
 	fprintf(stderr, "/mmu/invalidate-storm: %u invalidates written while jobs ran\n",
