@@ -58,7 +58,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(TilecopyState, TILECOPY)
  * one walk per 2 MiB and scattered pages one per 4 KiB. A hashed hint
  * table (page -> entry) avoids scanning the entries on most lookups.
  */
-#define TC_TLB_ENTRIES          128
+#define TC_TLB_BITS             7
+#define TC_TLB_ENTRIES          (1 << TC_TLB_BITS)      /* 128 */
 #define TC_TLB_HINTS            1024
 #define TC_PTE_CHUNK            32      /* PTEs read per bus read in a walk */
 #define TC_TILE_ROWS_MAX        1024    /* source rows of a tile */
@@ -93,7 +94,6 @@ typedef struct TilecopyTlbEntry {
     uint8_t *host;
     uint64_t perm;          /* TC_PTE_READ | TC_PTE_WRITE */
     bool written;           /* the run was written: mark it dirty */
-    uint64_t used;          /* j->clock when last looked up (0: empty) */
 } TilecopyTlbEntry;
 
 typedef struct TilecopyQueue {
@@ -125,6 +125,12 @@ typedef struct TilecopyJob {
     uint64_t root;
     uint32_t ops;
     TilecopyTlbEntry tlb[TC_TLB_ENTRIES];
+    /*
+     * When each entry was last looked up (tilecopy_stamp() | its index;
+     * its index alone: empty), apart from the entries: the victim scan
+     * reads them alone.
+     */
+    uint64_t used[TC_TLB_ENTRIES];
     uint8_t hint[TC_TLB_HINTS];
     /*
      * walk caches, flushed with the TLB: the last L3 table (by VA >> 21)
@@ -144,13 +150,15 @@ typedef struct TilecopyJob {
     /*
      * Host pointers taken from the TLB stay valid while their entries
      * stay. A fill evicts the least recently used entry (clock: advanced
-     * by each fill and each tilecopy_hold()); entries looked up since the
-     * last tilecopy_hold() (used >= hold) are held: lost is set when one
-     * of them is evicted or flushed. With keep set, a fill that would
-     * evict a held entry is not done: the lookup fails without a fault
-     * and sets full.
+     * by each lookup and each tilecopy_hold(), so no two entries tie);
+     * entries looked up since the last tilecopy_hold() (used >= hold, a
+     * stamp) are held: lost is set when one of them is evicted. With keep
+     * set, a fill that would evict a held entry is not done: the lookup
+     * fails without a fault and sets full. An MMU_INVALIDATE (tlb_gen)
+     * flushes the TLB at the next tilecopy_hold() only, never under held
+     * pointers. fills counts the fills.
      */
-    uint64_t clock, hold;
+    uint64_t clock, hold, fills;
     bool lost, keep, full;
     uint64_t moved;         /* bytes written by the job */
     uint64_t elems;         /* elements of the descriptors so far */
@@ -332,7 +340,7 @@ static void tilecopy_tlb_flush(TilecopyState *s, TilecopyJob *j)
             address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
             e->len = 0;
         }
-        e->used = 0;
+        j->used[i] = i;
     }
     j->last[0] = j->last[1] = -1;
     j->lost = true;
@@ -411,11 +419,31 @@ static uint8_t *tilecopy_ram(TilecopyState *s, TilecopyJob *j, uint64_t pa,
  * Start holding host pointers: the entries looked up from now on are the
  * last ones a fill evicts, and tilecopy_held() says whether they all
  * stayed. A hit on an entry filled before counts as a lookup: its pointer
- * is held as long as those of the entries filled since.
+ * is held as long as those of the entries filled since. Called where no
+ * host pointer of an earlier lookup is in use, so this is where an
+ * MMU_INVALIDATE issued while the job runs takes effect (the TLB is
+ * flushed): before the next tile, slice, batch of rows or run of pages.
  */
-static void tilecopy_hold(TilecopyJob *j)
+/*
+ * A new time for the TLB's stamps: j->clock above TC_TLB_BITS bits for the
+ * index of the entry stamped, so that the least recently used entry is
+ * the minimum of j->used and the minimum names it; an empty entry's stamp
+ * is its index alone, below every time.
+ */
+static inline uint64_t tilecopy_stamp(TilecopyJob *j)
 {
-    j->hold = ++j->clock;
+    return ++j->clock << TC_TLB_BITS;
+}
+
+static void tilecopy_hold(TilecopyState *s, TilecopyJob *j)
+{
+    unsigned gen = qatomic_read(&s->tlb_gen);
+
+    if (gen != j->tlb_gen) {
+        tilecopy_tlb_flush(s, j);
+        j->tlb_gen = gen;
+    }
+    j->hold = tilecopy_stamp(j);
     j->lost = false;
     j->full = false;
 }
@@ -426,18 +454,24 @@ static bool tilecopy_held(TilecopyJob *j)
     return !j->lost;
 }
 
-/* The entry a fill replaces: an empty one, else the least recently used. */
-static TilecopyTlbEntry *tilecopy_tlb_victim(TilecopyJob *j)
+/*
+ * The entry a fill replaces: the first empty one, else the least recently
+ * used; the minimum stamp, which names it (tilecopy_stamp()). Four minima
+ * without branches, not one chain of 128 dependent compares.
+ */
+static unsigned tilecopy_tlb_victim(TilecopyJob *j)
 {
-    TilecopyTlbEntry *v = &j->tlb[0];
+    uint64_t m0 = j->used[0], m1 = j->used[1];
+    uint64_t m2 = j->used[2], m3 = j->used[3];
     unsigned i;
 
-    for (i = 1; i < TC_TLB_ENTRIES && v->used; i++) {
-        if (j->tlb[i].used < v->used) {
-            v = &j->tlb[i];
-        }
+    for (i = 4; i < TC_TLB_ENTRIES; i += 4) {
+        m0 = MIN(m0, j->used[i]);
+        m1 = MIN(m1, j->used[i + 1]);
+        m2 = MIN(m2, j->used[i + 2]);
+        m3 = MIN(m3, j->used[i + 3]);
     }
-    return v;
+    return MIN(MIN(m0, m1), MIN(m2, m3)) & (TC_TLB_ENTRIES - 1);
 }
 
 /*
@@ -450,11 +484,11 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     AddressSpace *as = pci_get_address_space(&s->pdev);
     uint64_t table = j->root & TC_PTE_ADDR_MASK;
     uint64_t pte, pa, want, perm, len;
-    unsigned level, idx, run;
-    TilecopyTlbEntry *e = tilecopy_tlb_victim(j);
+    unsigned level, idx, run, v = tilecopy_tlb_victim(j);
+    TilecopyTlbEntry *e = &j->tlb[v];
     uint8_t *host;
 
-    if (j->keep && e->len && e->used >= j->hold) {
+    if (j->keep && e->len && j->used[v] >= j->hold) {
         j->full = true;
         return NULL;
     }
@@ -525,12 +559,12 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     if (e->len) {
         bool w = e->written;
 
-        j->lost |= e->used >= j->hold;
+        j->lost |= j->used[v] >= j->hold;
         address_space_unmap(as, e->host, e->len, w, w ? e->len : 0);
-        if (j->last[0] == e - j->tlb) {
+        if (j->last[0] == v) {
             j->last[0] = -1;
         }
-        if (j->last[1] == e - j->tlb) {
+        if (j->last[1] == v) {
             j->last[1] = -1;
         }
     }
@@ -539,7 +573,8 @@ static TilecopyTlbEntry *tilecopy_tlb_fill(TilecopyState *s, TilecopyJob *j,
     e->host = host;
     e->perm = perm;
     e->written = false;
-    e->used = ++j->clock;
+    j->used[v] = tilecopy_stamp(j) | v;
+    j->fills++;
     trace_tilecopy_tlb_fill(va, pa, len, perm);
     return e;
 }
@@ -551,22 +586,17 @@ static inline unsigned tilecopy_hint(uint64_t va)
 
 /*
  * Host pointer for @va; *avail = bytes usable from there in the same run.
- * NULL on a fault (recorded in the job).
+ * NULL on a fault (recorded in the job). The pointer stays valid while its
+ * entry stays (tilecopy_hold()).
  */
 static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
                                    uint64_t va, bool is_write,
                                    uint64_t *avail)
 {
     TilecopyTlbEntry *e = NULL;
-    unsigned gen = qatomic_read(&s->tlb_gen), h = tilecopy_hint(va);
+    unsigned h = tilecopy_hint(va);
     int i, l = j->last[is_write];
 
-    if (gen != j->tlb_gen) {
-        /* MMU_INVALIDATE while the job runs */
-        tilecopy_tlb_flush(s, j);
-        j->tlb_gen = gen;
-        l = -1;
-    }
     if (l >= 0 && va - j->tlb[l].va < j->tlb[l].len) {
         e = &j->tlb[l];
     } else if (va - j->tlb[j->hint[h]].va < j->tlb[j->hint[h]].len) {
@@ -588,9 +618,10 @@ static uint8_t *tilecopy_translate(TilecopyState *s, TilecopyJob *j,
         if (!e) {
             return NULL;
         }
+    } else {
+        j->used[e - j->tlb] = tilecopy_stamp(j) | (e - j->tlb);
     }
     e->written |= is_write;
-    e->used = j->clock;
     j->last[is_write] = e - j->tlb;
     j->hint[h] = e - j->tlb;
     *avail = e->va + e->len - va;
@@ -627,15 +658,24 @@ static uint64_t tilecopy_write_budget(TilecopyJob *j, uint64_t va,
     return len;
 }
 
-static bool tilecopy_read_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
-                             void *buf, uint64_t len)
+/*
+ * @len bytes at @va into @buf, a run of pages at a time. @hold: each run
+ * is a hold point (tilecopy_hold()); false where the caller holds host
+ * pointers (a row spilled by a gather).
+ */
+static bool tilecopy_read_runs(TilecopyState *s, TilecopyJob *j, uint64_t va,
+                               void *buf, uint64_t len, bool hold)
 {
     uint8_t *d = buf;
 
     while (len) {
         uint64_t avail;
-        uint8_t *p = tilecopy_translate(s, j, va, false, &avail);
+        uint8_t *p;
 
+        if (hold) {
+            tilecopy_hold(s, j);
+        }
+        p = tilecopy_translate(s, j, va, false, &avail);
         if (!p) {
             return false;
         }
@@ -648,6 +688,12 @@ static bool tilecopy_read_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
     return true;
 }
 
+static bool tilecopy_read_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
+                             void *buf, uint64_t len)
+{
+    return tilecopy_read_runs(s, j, va, buf, len, true);
+}
+
 static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
                               const void *buf, uint64_t len)
 {
@@ -655,8 +701,10 @@ static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
 
     while (len) {
         uint64_t avail, n;
-        uint8_t *p = tilecopy_translate(s, j, va, true, &avail);
+        uint8_t *p;
 
+        tilecopy_hold(s, j);            /* a run of pages at a time */
+        p = tilecopy_translate(s, j, va, true, &avail);
         if (!p) {
             return false;
         }
@@ -675,7 +723,8 @@ static bool tilecopy_write_va(TilecopyState *s, TilecopyJob *j, uint64_t va,
 
 /*
  * Contiguous run, memory to memory (both sides through the MMU); a long
- * one looks at STOP every TC_POLL_BYTES.
+ * one looks at STOP every TC_POLL_BYTES. Each step (the bytes both sides
+ * have in one run of pages) is a hold point (tilecopy_hold()).
  */
 static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
                              uint64_t src, uint64_t len)
@@ -684,15 +733,25 @@ static bool tilecopy_copy_va(TilecopyState *s, TilecopyJob *j, uint64_t dst,
 
     while (len) {
         uint64_t sa, da, n, w;
-        uint8_t *sp = tilecopy_translate(s, j, src, false, &sa);
-        uint8_t *dp;
+        uint8_t *sp, *dp;
 
+        tilecopy_hold(s, j);
+        sp = tilecopy_translate(s, j, src, false, &sa);
         if (!sp) {
             return false;
         }
         dp = tilecopy_translate(s, j, dst, true, &da);
         if (!dp) {
             return false;
+        }
+        if (!tilecopy_held(j)) {
+            /*
+             * The destination's fill evicted the source's entry: redone.
+             * (Not expected: the fill replaces the least recently used of
+             * 128 entries and the source's was just looked up, and a
+             * flush waits for the hold; so the step makes progress.)
+             */
+            continue;
         }
         n = MIN(MIN(MIN(sa, da), len), TC_POLL_BYTES - polled);
         w = tilecopy_write_budget(j, dst, n);
@@ -997,7 +1056,8 @@ static bool tilecopy_gather(TilecopyState *s, TilecopyJob *j, uint64_t va,
             }
             base = va;
             if (avail < len) {
-                if (!tilecopy_read_va(s, j, va, spill + i * len, len)) {
+                if (!tilecopy_read_runs(s, j, va, spill + i * len, len,
+                                        false)) {
                     return false;
                 }
                 rows[i] = spill + i * len;
@@ -1068,7 +1128,7 @@ static uint64_t tilecopy_tile_direct(TilecopyState *s, TilecopyJob *j,
         got = tilecopy_probe_rows(s, j, dst + done * dstride, dstride,
                                   m * es, chunk, true, s->tile_drows);
         j->keep = false;
-        /* (not held: a flush, MMU_INVALIDATE while the job runs) */
+        /* (held: with keep, no fill evicts the source's entries) */
         if (got < chunk || !tilecopy_held(j) ||
             !tilecopy_transpose_direct(s->tile_drows, rows, m, chunk, es,
                                        stage, s->tilebuf_size / 2, &st)) {
@@ -1097,7 +1157,7 @@ static bool tilecopy_tile_few(TilecopyState *s, TilecopyJob *j,
     uint8_t *sp[TILECOPY_FEW_MAX], *dp[TILECOPY_FEW_MAX];
     bool ok;
 
-    tilecopy_hold(j);
+    tilecopy_hold(s, j);
 
     if (m <= TILECOPY_FEW_MAX && sh->ds[p] == m) {
         ok = tilecopy_probe_rows(s, j, src, sh->ss[q] * es, n * es, m, false,
@@ -1122,16 +1182,20 @@ static bool tilecopy_tile_few(TilecopyState *s, TilecopyJob *j,
 }
 
 /*
- * A row needs at most two lookups (split between two mappings): a slice
- * of this many rows stays within the TLB.
+ * A row split between two mappings needs two lookups (and the spill's
+ * reads, one a run): a slice of this many rows of up to a few pages stays
+ * within the TLB.
  */
 #define TC_SLICE_ROWS (TC_TLB_ENTRIES / 4)
 
 /*
  * @m source rows of @n elements, @stride bytes apart from @src, gathered
  * and transposed into @out (rows @ostride elements apart) TC_SLICE_ROWS
- * rows at a time; rows are read in the same order as one gather, so a
- * fault names the same first byte.
+ * rows at a time, each slice under a hold (tilecopy_hold()); a slice
+ * whose entries were not held (longer rows in more runs) is gathered
+ * again in halves, down to a row, which needs none held (its pointer is
+ * its only lookup's, or the spill's). Rows are read in the same order as
+ * one gather, so a fault names the same first byte.
  */
 static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
                                       uint64_t src, uint64_t stride,
@@ -1139,18 +1203,27 @@ static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
                                       uint64_t ostride, uint8_t *out)
 {
     const uint8_t **rows = s->tile_rows;
-    uint64_t r0, mr;
+    uint64_t r0, mr, slice = TC_SLICE_ROWS;
 
     for (r0 = 0; r0 < m; r0 += mr) {
-        mr = MIN(m - r0, TC_SLICE_ROWS);
+        mr = MIN(m - r0, slice);
+        tilecopy_hold(s, j);
         if (!tilecopy_gather(s, j, src + r0 * stride, stride, n * es, mr,
                              rows, s->tilebuf)) {
             return false;
+        }
+        if (mr > 1 && !tilecopy_held(j)) {
+            slice = mr / 2;
+            mr = 0;
+            continue;
         }
         tilecopy_transpose(out + r0 * es, rows, mr, n, ostride, es);
     }
     return true;
 }
+
+#define TC_OVER_SRC     1u
+#define TC_OVER_DST     2u
 
 /*
  * One tile of @m source rows (at most TC_TILE_ROWS_MAX) by @n columns:
@@ -1163,9 +1236,6 @@ static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
  * overflowed it, or took more than half and the destination rows did not
  * fit beside them; TC_OVER_DST when the destination rows did not fit.
  */
-#define TC_OVER_SRC     1u
-#define TC_OVER_DST     2u
-
 static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
                           const TilecopyShape *sh, unsigned p, unsigned q,
                           uint64_t src, uint64_t dst, uint64_t m, uint64_t n,
@@ -1181,12 +1251,13 @@ static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
      * Gather: rows are read where they lie (a row split between two
      * mappings is first copied into the buffer).
      */
-    tilecopy_hold(j);
+    tilecopy_hold(s, j);
+    src_fills = j->fills;
     if (!tilecopy_gather(s, j, src, sh->ss[q] * es, n * es, m, rows, in)) {
         return false;
     }
     src_held = tilecopy_held(j);
-    src_fills = j->clock - j->hold;             /* the clock counts fills */
+    src_fills = j->fills - src_fills;
     *over |= src_held ? 0 : TC_OVER_SRC;
     if (direct && src_held) {
         c0 = tilecopy_tile_direct(s, j, rows, m, n, es, dst, sh->ds[p] * es,
@@ -1203,8 +1274,8 @@ static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
     if (!tilecopy_held(j)) {
         /*
          * The source rows took more lookups than the TLB holds (rows far
-         * apart in scattered pages), or it was flushed: the first rows'
-         * pointers may have gone with their entries. Gathered again and
+         * apart in scattered pages): the first rows' pointers may have
+         * gone with their entries. Gathered again and
          * transposed a slice of rows at a time, each slice's lookups
          * within the TLB. (The destination's lookups evict none of the
          * source's: tilecopy_tile_direct().)
@@ -1364,13 +1435,20 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                 }
                 /*
                  * Halve the side that overflowed the TLB: the source
-                 * rows (half this band's, from the next band on), else
-                 * the destination rows (from the next tile on), then
-                 * the source rows to make room for them. At the floors
-                 * (64 rows a side at most) a tile's lookups fit.
+                 * rows (half this band's, from the next band on; at
+                 * their floor the destination keeps its rows, and the
+                 * buffered path, in slices where they alone overflow,
+                 * takes the source), else the destination rows (from
+                 * the next tile on), then the source rows to make room
+                 * for them. The floors (64 / es source rows, 64
+                 * destination rows) do not make a tile's lookups fit:
+                 * with 1-byte elements 64 + 64 rows take all 128
+                 * entries, and a row split between two pages takes two.
                  */
-                if (far_both && (over & TC_OVER_SRC) && bh > 64 / es) {
-                    bq = MIN(bq, MAX(64 / es, bh / 2));
+                if (far_both && (over & TC_OVER_SRC)) {
+                    if (bh > 64 / es) {
+                        bq = MIN(bq, MAX(64 / es, bh / 2));
+                    }
                 } else if (far_both && over) {
                     if (bp > 64) {
                         bp = MAX(64, bp / 2);
@@ -1404,7 +1482,7 @@ static bool tilecopy_copy_rows(TilecopyState *s, TilecopyJob *j, uint64_t dst,
             return false;
         }
         n = MIN(count, batch);
-        tilecopy_hold(j);
+        tilecopy_hold(s, j);
         got = tilecopy_probe_rows(s, j, src, sstride, len, n, false, sp);
         got = tilecopy_probe_rows(s, j, dst, dstride, len, got, true, dp);
         if (!tilecopy_held(j)) {
@@ -1480,7 +1558,7 @@ static bool tilecopy_exec_blocks(TilecopyState *s, TilecopyJob *j,
                 }
                 m = MIN(bq, sh->e[q] - q0);
                 n = MIN(bp, sh->e[p] - p0);
-                tilecopy_hold(j);
+                tilecopy_hold(s, j);
                 if (tilecopy_probe_rows(s, j, src, sstr, n * bs, m, false,
                                         sp) == m &&
                     tilecopy_probe_rows(s, j, dst, dstr, m * bs, n, true,
@@ -2898,7 +2976,7 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
 {
     TilecopyState *s = TILECOPY(pdev);
     Error *err = NULL;
-    unsigned v;
+    unsigned v, i;
     int ret;
 
     if (s->num_queues < 1 || s->num_queues > TC_MAX_QUEUES) {
@@ -2959,6 +3037,9 @@ static void tilecopy_realize(PCIDevice *pdev, Error **errp)
     qemu_cond_init(&s->idle_cond);
     s->job.last[0] = s->job.last[1] = -1;
     s->job.wc_tag = ~0ull;
+    for (i = 0; i < TC_TLB_ENTRIES; i++) {
+        s->job.used[i] = i;                     /* empty */
+    }
     s->stopping = false;
     qemu_thread_create(&s->thread, "tilecopy", tilecopy_worker, s,
                        QEMU_THREAD_JOINABLE);

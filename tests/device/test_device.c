@@ -2850,38 +2850,63 @@ START_TEST(test_cross_transposes)
 END_TEST
 
 /*
- * One COPY descriptor (@d, addresses relative to its buffers) on the engine
- * and on the library's scalar executor, byte for byte; buffers of whole
- * pages in order or scattered (env_buf_scattered: rows split between runs):
- * @scat 0 neither, 1 both, 2 the source only, 3 the destination only.
+ * Buffers for one COPY descriptor (@d, addresses relative to them), of
+ * whole pages in order or scattered (env_buf_scattered: rows split between
+ * runs): @scat 0 neither, 1 both, 2 the source only, 3 the destination
+ * only; filled at random (seeds from @seq), at *@src and *@dst. Returns
+ * the destination the library's scalar executor makes of them (to free).
+ */
+static uint8_t *cross_bufs(struct env *e, const struct drm_tilecopy_desc *d,
+			   uint64_t sbytes, uint64_t dbytes, unsigned scat, uint64_t seq,
+			   uint64_t *src, uint64_t *dst)
+{
+	uint8_t *cs = malloc(sbytes), *cd = malloc(dbytes);
+	uint64_t b;
+
+	*src = scat == 1 || scat == 2 ? env_buf_scattered(e, sbytes, TC_PTE_READ) :
+	       env_buf(e, sbytes, TC_PTE_READ, NULL);
+	*dst = scat == 1 || scat == 3 ?
+	       env_buf_scattered(e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
+	       env_buf(e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
+	va_fill_random(e, *src, sbytes, 300 + seq);
+	va_fill_random(e, *dst, dbytes, 400 + seq);
+	for (b = 0; b < sbytes; b++)
+		cs[b] = *va_host(e, *src + b);
+	for (b = 0; b < dbytes; b++)
+		cd[b] = *va_host(e, *dst + b);
+	ck_assert_int_eq(tc_exec_scalar(d, 1, cs, cd), 0);
+	free(cs);
+	return cd;
+}
+
+/* The first byte of @dbytes at @dst that differs from @want (@dbytes: none). */
+static uint64_t cross_diff(struct env *e, uint64_t dst, const uint8_t *want,
+			   uint64_t dbytes)
+{
+	uint64_t b;
+
+	for (b = 0; b < dbytes && *va_host(e, dst + b) == want[b]; b++)
+		;
+	return b;
+}
+
+/*
+ * One COPY descriptor (@d, addresses relative to its buffers, cross_bufs())
+ * on the engine and on the library's scalar executor, byte for byte.
  */
 static void cross_one(struct env *e, struct ring *r, struct drm_tilecopy_desc d,
 		      uint64_t sbytes, uint64_t dbytes, unsigned scat, uint64_t seq,
 		      const char *what)
 {
 	uint64_t src, dst, b;
-	uint8_t *cs = malloc(sbytes), *cd = malloc(dbytes);
+	uint8_t *cd = cross_bufs(e, &d, sbytes, dbytes, scat, seq, &src, &dst);
 
-	src = scat == 1 || scat == 2 ? env_buf_scattered(e, sbytes, TC_PTE_READ) :
-	      env_buf(e, sbytes, TC_PTE_READ, NULL);
-	dst = scat == 1 || scat == 3 ?
-	      env_buf_scattered(e, dbytes, TC_PTE_READ | TC_PTE_WRITE) :
-	      env_buf(e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
-	va_fill_random(e, src, sbytes, 300 + seq);
-	va_fill_random(e, dst, dbytes, 400 + seq);
-	for (b = 0; b < sbytes; b++)
-		cs[b] = *va_host(e, src + b);
-	for (b = 0; b < dbytes; b++)
-		cd[b] = *va_host(e, dst + b);
-	ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
 	d.src += src;
 	d.dst += dst;
 	assert_ok(e, run_job(e, r, &d, 1, seq), seq);
-	for (b = 0; b < dbytes && *va_host(e, dst + b) == cd[b]; b++)
-		;
+	b = cross_diff(e, dst, cd, dbytes);
 	ck_assert_msg(b == dbytes, "%s, scattered %u: byte %llu differs", what, scat,
 		      (unsigned long long)b);
-	free(cs);
 	free(cd);
 }
 
@@ -2957,9 +2982,11 @@ END_TEST
  * (its head element by element), by part of an element not (no block at
  * all), 8-byte elements not. Scattered pages: where the source rows alone
  * overflow the TLB, the source is gathered again in slices and the tiles
- * keep their columns (fewer source rows, from the next band on); where
- * only the destination rows do not fit beside them, no slices (the first
- * gather's pointers stay valid) and the tiles keep their rows.
+ * keep their columns (fewer source rows, from the next band on), also
+ * where the source overflows at its floor (64 rows two pages apart, each
+ * split between two pages: all 128 entries); where only the destination
+ * rows do not fit beside them, no slices (the first gather's pointers
+ * stay valid) and the tiles keep their rows.
  */
 START_TEST(test_cross_staged)
 {
@@ -2970,17 +2997,20 @@ START_TEST(test_cross_staged)
 		uint32_t m, n;		/* source rows, columns */
 		uint32_t doff;		/* destination offset, bytes */
 		unsigned scat;		/* cross_one() */
+		unsigned spages;	/* source rows this many pages apart */
+		uint32_t soff;		/* source offset, bytes */
 		unsigned expect;
 	} cases[] = {
-		{ 1, 512, 512, 0, 0, STAGED | NO_SLICES },
-		{ 1, 512, 512, 8, 0, STAGED | NO_SLICES },
-		{ 2, 256, 512, 64, 0, STAGED },
-		{ 2, 256, 512, 1, 0, NOT_STAGED },
-		{ 4, 128, 256, 0, 0, STAGED },
-		{ 8, 64, 256, 0, 0, NOT_STAGED },
-		{ 1, 512, 512, 0, 2, STAGED | SLICES | KEEP_COLS },
-		{ 1, 512, 512, 0, 3, STAGED | NO_SLICES | KEEP_ROWS },
-		{ 1, 512, 512, 0, 1, STAGED | SLICES },
+		{ 1, 512, 512, 0, 0, 1, 0, STAGED | NO_SLICES },
+		{ 1, 512, 512, 8, 0, 1, 0, STAGED | NO_SLICES },
+		{ 2, 256, 512, 64, 0, 1, 0, STAGED },
+		{ 2, 256, 512, 1, 0, 1, 0, NOT_STAGED },
+		{ 4, 128, 256, 0, 0, 1, 0, STAGED },
+		{ 8, 64, 256, 0, 0, 1, 0, NOT_STAGED },
+		{ 1, 512, 512, 0, 2, 1, 0, STAGED | SLICES | KEEP_COLS },
+		{ 1, 512, 512, 0, 3, 1, 0, STAGED | NO_SLICES | KEEP_ROWS },
+		{ 1, 512, 512, 0, 1, 1, 0, STAGED | SLICES },
+		{ 1, 512, 512, 0, 2, 2, 4096 - 128, STAGED | SLICES | KEEP_COLS },
 	};
 	enum { NC = sizeof(cases) / sizeof(cases[0]) };
 	unsigned long long staged[NC] = { 0 }, slices[NC] = { 0 }, tiles[NC] = { 0 };
@@ -2995,15 +3025,17 @@ START_TEST(test_cross_staged)
 	ring_setup(&e.d, 0, &r, 16);
 	for (c = 0; c < NC; c++) {
 		const unsigned es = cases[c].es;
-		const uint64_t sr = 4096 / es, dr = 4096 / es;	/* a page apart */
+		const uint64_t sr = cases[c].spages * 4096 / es;
+		const uint64_t dr = 4096 / es;			/* a page apart */
 		uint32_t ext[2] = { cases[c].n, cases[c].m };
 		uint64_t ss[2] = { 1, sr }, ds[2] = { dr, 1 };
 		struct drm_tilecopy_desc d;
 
-		desc_copy(&d, es, 0, cases[c].doff, 2, ext, ss, ds);
-		snprintf(what, sizeof(what), "es %u, %ux%u, dst + %u, scattered %u", es,
-			 cases[c].m, cases[c].n, cases[c].doff, cases[c].scat);
-		cross_one(&e, &r, d, sr * cases[c].m * es,
+		desc_copy(&d, es, cases[c].soff, cases[c].doff, 2, ext, ss, ds);
+		snprintf(what, sizeof(what), "es %u, %ux%u, src + %u, dst + %u, scattered %u",
+			 es, cases[c].m, cases[c].n, cases[c].soff, cases[c].doff,
+			 cases[c].scat);
+		cross_one(&e, &r, d, sr * cases[c].m * es + cases[c].soff,
 			  dr * cases[c].n * es + 64, cases[c].scat, c + 1, what);
 		mincols[c] = minrows[c] = ~0ull;
 	}
@@ -3047,6 +3079,70 @@ START_TEST(test_cross_staged)
 		ck_assert_msg(!(x & KEEP_ROWS) || minrows[c] == full,
 			      "case %u: tiles of %llu rows (destination overflow)", c, minrows[c]);
 	}
+	env_down(&e);
+}
+END_TEST
+
+/*
+ * MMU_INVALIDATE_ALL written over and over while jobs run, the mappings
+ * unchanged: a transpose of rows a page apart on both sides in scattered
+ * pages (its source overflows the TLB: slices), a copy of scattered pages
+ * (run after run) and short rows in batches, each job the same
+ * descriptor 16 times (long enough to be running while the test writes).
+ * Each job completes and equals the scalar executor's result. Where the engine takes the
+ * invalidates depends on the timing, the assertions do not: no lookup
+ * may be redone forever, and no pointer the flush unmapped is read (the
+ * sanitizer run would see a pointer into a region gone; here the RAM
+ * stays, so the data check alone cannot).
+ */
+START_TEST(test_mmu_invalidate_storm)
+{
+	static const struct {
+		unsigned es, nd;
+		uint32_t ext[2];
+		uint64_t ss[2], ds[2];
+	} cases[] = {
+		{ 1, 2, { 512, 512 }, { 1, 4096 }, { 4096, 1 } },
+		{ 4, 1, { 1 << 18 }, { 1 }, { 1 } },
+		{ 4, 2, { 12, 4096 }, { 1, 16 }, { 1, 20 } },
+	};
+	struct env e;
+	struct ring r;
+	unsigned c, k, writes = 0;
+
+	env_up(&e, NULL, 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const unsigned es = cases[c].es;
+		uint64_t sbytes = es, dbytes = es, src, dst, gpa, b, i;
+		struct drm_tilecopy_desc d, *dd;
+		uint8_t *cd;
+
+		for (k = 0; k < cases[c].nd; k++) {
+			sbytes += (cases[c].ext[k] - 1) * cases[c].ss[k] * es;
+			dbytes += (cases[c].ext[k] - 1) * cases[c].ds[k] * es;
+		}
+		desc_copy(&d, es, 0, 0, cases[c].nd, cases[c].ext, cases[c].ss, cases[c].ds);
+		cd = cross_bufs(&e, &d, sbytes, dbytes, 1, c + 1, &src, &dst);
+		d.src = src;
+		d.dst = dst;
+		dd = desc_alloc(e.q, 16, &gpa);
+		for (k = 0; k < 16; k++)
+			dd[k] = d;
+		ring_submit(&e.d, 0, &r, gpa, 16, 0, c + 1);
+		/* (bounded: a job that never ends fails in tc_wait()) */
+		for (i = 0; i < 200000 && tc_rd64(&e.d, TC_Q_BASE(0) +
+						  TC_Q_DONE_SEQNO_LO) != c + 1; i++)
+			tc_wr(&e.d, TC_REG_MMU_INVALIDATE_ALL, 1);
+		writes += i;
+		assert_ok(&e, tc_wait(&e.d, 0, WAIT_MS), c + 1);
+		b = cross_diff(&e, dst, cd, dbytes);
+		ck_assert_msg(b == dbytes, "case %u: byte %llu differs", c,
+			      (unsigned long long)b);
+		free(cd);
+	}
+	fprintf(stderr, "/mmu/invalidate-storm: %u invalidates written while jobs ran\n",
+		writes);
 	env_down(&e);
 }
 END_TEST
@@ -3572,6 +3668,7 @@ static Suite *device_suite(void)
 	ADD("/mmu/fault-unmapped", test_mmu_fault_unmapped);
 	ADD("/mmu/fault-perm", test_mmu_fault_perm);
 	ADD("/mmu/invalidate", test_mmu_invalidate);
+	ADD("/mmu/invalidate-storm", test_mmu_invalidate_storm);
 	ADD("/mmu/transpose-fault", test_mmu_transpose_fault);
 	ADD("/mmu/blocks-fault", test_mmu_blocks_fault);
 	ADD("/desc/bad", test_desc_bad);
