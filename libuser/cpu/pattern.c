@@ -595,6 +595,24 @@ static unsigned tc_log2es(unsigned es)
 }
 
 /*
+ * The staged pass of @c (tc_cols_point when @cols, else tc_rows_point)
+ * over the continuing dim @d2: lines of the short side's elements, at
+ * most TC_COLS_LINE bytes of the other, and m2 indices of d2 per pass.
+ */
+static void tc_staged_init(struct tc_tr_ctx *c, const struct tc_shape *s,
+			   int d2, int cols)
+{
+	size_t line = cols ? c->rows : c->cols, max = TC_COLS_LINE / c->es;
+	size_t *blk = cols ? &c->rb : &c->cb;
+
+	*blk = line < max ? line : max;
+	c->n2 = s->ext[d2];
+	c->ds2 = s->ds[d2];
+	c->ss2 = s->ss[d2];
+	c->m2 = TC_COLS_BUF / ((cols ? c->cols : c->rows) * *blk * c->es);
+}
+
+/*
  * Transpose over dims @a (dst-contiguous: rows) and @b (src-contiguous:
  * cols) with elements of @tes bytes (1, 2, 4, 8; possibly a run of smaller
  * elements moved as one).
@@ -617,20 +635,12 @@ static int tc_op_transpose(const struct tc_op *op)
 	} else if (!c.pad && c.rows == 32 / c.es && c.cols == c.rows &&
 		   c.sld == 32 && c.dld == 32 && k->fractal[tc_log2es(c.es)]) {
 		point = tc_fractal_point;
-	} else if (op->b2 >= 0) {
-		point = tc_cols_point;
-		skip |= tc_dimbit(op->b2);
-		c.rb = c.rows < TC_COLS_LINE / c.es ? c.rows : TC_COLS_LINE / c.es;
-		c.n2 = s->ext[op->b2];
-		c.ds2 = s->ds[op->b2];
-		c.m2 = TC_COLS_BUF / (c.cols * c.rb * c.es);
-	} else if (op->a2 >= 0) {
-		point = tc_rows_point;
-		skip |= tc_dimbit(op->a2);
-		c.cb = c.cols < TC_COLS_LINE / c.es ? c.cols : TC_COLS_LINE / c.es;
-		c.n2 = s->ext[op->a2];
-		c.ss2 = s->ss[op->a2];
-		c.m2 = TC_COLS_BUF / (c.rows * c.cb * c.es);
+	} else if (op->b2 >= 0 || op->a2 >= 0) {
+		int d2 = op->b2 >= 0 ? op->b2 : op->a2;
+
+		point = op->b2 >= 0 ? tc_cols_point : tc_rows_point;
+		skip |= tc_dimbit(d2);
+		tc_staged_init(&c, s, d2, op->b2 >= 0);
 	} else {
 		c.rb = tc_block_of(c.rows, c.es, TC_BLOCK_ROW_BYTES);
 		c.cb = tc_block_of(c.cols, c.es, TC_BLOCK_COL_BYTES);
