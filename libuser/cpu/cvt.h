@@ -239,6 +239,33 @@ static inline void tc_cvt_nibble_set(void *base, int64_t e, unsigned int v)
 		*p = (unsigned char)((*p & 0xf0u) | (v & 0xfu));
 }
 
+/*
+ * TC_CVT_AFFINE - the f32 stage of @a on @x (a vector) with scale @s, in
+ * the reference's order, each step only when @a has it; @sub, @mul, @add
+ * and @dup (a broadcast) are the instruction set's. tc_cvt_affine1() is
+ * the same on one element (the kernels' edges).
+ */
+#define TC_CVT_AFFINE(x, a, s, sub, mul, add, dup)			\
+	do {								\
+		if ((a)->ops & TC_CVT_SUB_ZP)				\
+			(x) = sub((x), dup((a)->src_zp));		\
+		if ((a)->ops & TC_CVT_MUL)				\
+			(x) = mul((x), (s));				\
+		if ((a)->ops & TC_CVT_ADD_ZP)				\
+			(x) = add((x), dup((a)->dst_zp));		\
+	} while (0)
+
+static inline float tc_cvt_affine1(float x, const struct tc_cvt_affine *a, float s)
+{
+	if (a->ops & TC_CVT_SUB_ZP)
+		x -= a->src_zp;
+	if (a->ops & TC_CVT_MUL)
+		x *= s;
+	if (a->ops & TC_CVT_ADD_ZP)
+		x += a->dst_zp;
+	return x;
+}
+
 #if defined(__x86_64__)
 extern const struct tc_cvt_kernels tc_cvt_avx2;
 extern const struct tc_cvt_kernels tc_cvt_avx512;

@@ -227,26 +227,10 @@ static inline void tr8x8(__m256 *o, const float *src, size_t sld)
 	}
 }
 
-/* The f32 stage on 8 lanes / one element, in the reference's order. */
+/* The f32 stage on 8 lanes (tc_cvt_affine1() on one element). */
 static inline __m256 affine8(__m256 x, const struct tc_cvt_affine *a, __m256 s)
 {
-	if (a->ops & TC_CVT_SUB_ZP)
-		x = _mm256_sub_ps(x, _mm256_set1_ps(a->src_zp));
-	if (a->ops & TC_CVT_MUL)
-		x = _mm256_mul_ps(x, s);
-	if (a->ops & TC_CVT_ADD_ZP)
-		x = _mm256_add_ps(x, _mm256_set1_ps(a->dst_zp));
-	return x;
-}
-
-static inline float affine1(float x, const struct tc_cvt_affine *a, float s)
-{
-	if (a->ops & TC_CVT_SUB_ZP)
-		x -= a->src_zp;
-	if (a->ops & TC_CVT_MUL)
-		x *= s;
-	if (a->ops & TC_CVT_ADD_ZP)
-		x += a->dst_zp;
+	TC_CVT_AFFINE(x, a, s, _mm256_sub_ps, _mm256_mul_ps, _mm256_add_ps, _mm256_set1_ps);
 	return x;
 }
 
@@ -340,7 +324,8 @@ AVX2_TR16_BYTES(u8, sat_u8, _mm256_packus_epi16)
 	for (size_t c_ = (r0) < (r1) ? (c0) : (c1); c_ < (c1); c_++)	\
 		for (size_t i_ = (r0); i_ < (r1); i_++)			\
 			tc_cvt_store(kind, d, (int64_t)(c_ * dld + i_),	\
-				     affine1(src[i_ * sld + c_], a, scale[(ptrdiff_t)i_ * sst]))
+				     tc_cvt_affine1(src[i_ * sld + c_], a,		\
+						    scale[(ptrdiff_t)i_ * sst]))
 
 /*
  * 8 rows from @r, columns from @c while 8 are left: register tiles of
