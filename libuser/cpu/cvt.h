@@ -284,8 +284,10 @@ tc_cvt_tr_encode_fn tc_cvt_avx2_tr_f16, tc_cvt_avx2_tr_bf16, tc_cvt_avx2_tr_i8,
 #if defined(__aarch64__)
 extern const struct tc_cvt_kernels tc_cvt_neon;
 extern const struct tc_cvt_kernels tc_cvt_neonbf16;
-/* cvt_neon_bf16.c: BFCVTN, built for armv8.2-a+bf16. */
+/* cvt_neon_bf16.c: BFCVTN, built for armv8.2-a+bf16; and the converting
+ * transpose into bf16 with it (cvt_neon_tr.h). */
 void tc_cvt_neon_encode_bf16_hw(void *dst, const float *src, size_t n);
+tc_cvt_tr_encode_fn tc_cvt_neon_tr_bf16_hw;
 #endif
 
 #endif /* TILECOPY_CPU_CVT_H */

@@ -4,6 +4,8 @@
  * elements a step (16 for 4-bit decodes); the remainder goes to the scalar
  * kernel. Two sets: "neon" converts f32 -> bf16 in integer arithmetic,
  * "neonbf16" with BFCVTN where the CPU has FEAT_BF16 (cvt_neon_bf16.c).
+ * Both have the converting transposes into f16, bf16, i8 and u8
+ * (tr_encode; the body is in cvt_neon_tr.h).
  *
  * Bit-exactness with cvt_scalar.c rests on: FCVTL/FCVTN (f16) round to
  * nearest even in the default FPCR, keep subnormals and quiet a NaN keeping
@@ -22,6 +24,7 @@
 #include <sys/auxv.h>
 
 #include "cpu/cvt.h"
+#include "cpu/cvt_neon_tr.h"
 
 #ifndef HWCAP_ASIMD
 #define HWCAP_ASIMD (1 << 1)
@@ -280,6 +283,75 @@ static void neon_encode_u4(void *dst, const float *src, size_t n)
 		tc_cvt_scalar.encode[TC_CVT_U4](d + i / 2, src + i, n - i);
 }
 
+/* ---- transposes fused with an encoding (cvt_neon_tr.h) -------------------- */
+
+/* 16-bit kinds: @n is 8, the 16 bytes of a destination row. */
+static inline uint8x16_t tr_row_f16(const float *p, const struct tc_cvt_affine *a,
+				    float32x4_t s, int n)
+{
+	float16x4_t lo = vcvt_f16_f32(tc_neon_affine4(vld1q_f32(p), a, s));
+
+	return vreinterpretq_u8_f16(vcvt_high_f16_f32(lo, tc_neon_affine4(vld1q_f32(p + 4), a, s)));
+}
+
+static inline uint8x16_t tr_row_bf16(const float *p, const struct tc_cvt_affine *a,
+				     float32x4_t s, int n)
+{
+	return vreinterpretq_u8_u16(vcombine_u16(bf16_4(tc_neon_affine4(vld1q_f32(p), a, s)),
+						 bf16_4(tc_neon_affine4(vld1q_f32(p + 4), a, s))));
+}
+
+/*
+ * 8 values to bytes with no clamp: FCVTNS rounds to nearest even and
+ * saturates to int32 (NaN to 0, u8's NaN value), the narrowing saturates
+ * from there, so only NaN is replaced, by 127, for i8.
+ */
+static inline __attribute__((always_inline)) uint8x8_t
+tr_bytes8(const float *p, const struct tc_cvt_affine *a, float32x4_t s, int is_u8)
+{
+	int32x4_t q[2];
+	int16x8_t w;
+
+	for (int h = 0; h < 2; h++) {
+		float32x4_t v = tc_neon_affine4(vld1q_f32(p + 4 * h), a, s);
+
+		if (!is_u8)
+			v = vbslq_f32(vceqq_f32(v, v), v, vdupq_n_f32(127.0f));
+		q[h] = vcvtnq_s32_f32(v);
+	}
+	w = vcombine_s16(vqmovn_s32(q[0]), vqmovn_s32(q[1]));
+	return is_u8 ? vqmovun_s16(w) : vreinterpret_u8_s8(vqmovn_s16(w));
+}
+
+static inline uint8x16_t tr_row_i8(const float *p, const struct tc_cvt_affine *a,
+				   float32x4_t s, int n)
+{
+	uint8x8_t lo = tr_bytes8(p, a, s, 0);
+
+	return vcombine_u8(lo, n == 16 ? tr_bytes8(p + 8, a, s, 0) : lo);
+}
+
+static inline uint8x16_t tr_row_u8(const float *p, const struct tc_cvt_affine *a,
+				   float32x4_t s, int n)
+{
+	uint8x8_t lo = tr_bytes8(p, a, s, 1);
+
+	return vcombine_u8(lo, n == 16 ? tr_bytes8(p + 8, a, s, 1) : lo);
+}
+
+#define NEON_TR_ENCODER(name, kind)					\
+static void neon_tr_##name(void *dst, size_t dld, const float *src, size_t sld, \
+			   size_t rows, size_t cols, const struct tc_cvt_affine *a, \
+			   const float *scale, ptrdiff_t sst)		\
+{									\
+	tc_neon_tr_encode(dst, dld, src, sld, rows, cols, a, scale, sst, kind, \
+			  tr_row_##name);				\
+}
+NEON_TR_ENCODER(f16, TC_CVT_F16)
+NEON_TR_ENCODER(bf16, TC_CVT_BF16)
+NEON_TR_ENCODER(i8, TC_CVT_I8)
+NEON_TR_ENCODER(u8, TC_CVT_U8)
+
 /* ---- the f32 stage ------------------------------------------------------- */
 
 static void neon_affine(float *dst, const float *src, size_t n,
@@ -323,7 +395,7 @@ static int neonbf16_available(void)
 	return neon_available() && (getauxval(AT_HWCAP2) & HWCAP2_BF16);
 }
 
-#define NEON_SET(set_name, avail, bf16_encoder)				\
+#define NEON_SET(set_name, avail, bf16_encoder, bf16_tr)		\
 	{								\
 		.name = set_name,					\
 		.available = avail,					\
@@ -346,11 +418,18 @@ static int neonbf16_available(void)
 			[TC_CVT_U4] = neon_encode_u4,			\
 		},							\
 		.affine = neon_affine,					\
+		.tr_encode = {						\
+			[TC_CVT_F16] = neon_tr_f16,			\
+			[TC_CVT_BF16] = bf16_tr,			\
+			[TC_CVT_I8] = neon_tr_i8,			\
+			[TC_CVT_U8] = neon_tr_u8,			\
+		},							\
 	}
 
 const struct tc_cvt_kernels tc_cvt_neon =
-	NEON_SET("neon", neon_available, neon_encode_bf16);
+	NEON_SET("neon", neon_available, neon_encode_bf16, neon_tr_bf16);
 const struct tc_cvt_kernels tc_cvt_neonbf16 =
-	NEON_SET("neonbf16", neonbf16_available, tc_cvt_neon_encode_bf16_hw);
+	NEON_SET("neonbf16", neonbf16_available, tc_cvt_neon_encode_bf16_hw,
+		 tc_cvt_neon_tr_bf16_hw);
 
 #endif /* __aarch64__ */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * cvt_neon_bf16.c - f32 -> bf16 with BFCVTN (FEAT_BF16: Neoverse V1/N2,
- * Graviton 3, Apple M2), the one kernel of the "neonbf16" set that needs
- * more than the baseline; cvt_neon.c chooses it by HWCAP2_BF16.
+ * Graviton 3, Apple M2), the kernels of the "neonbf16" set that need more
+ * than the baseline (the contiguous encoder and the converting transpose
+ * into bf16); cvt_neon.c chooses them by HWCAP2_BF16.
  *
  * BFCVTN rounds to nearest even and quiets a NaN keeping its top payload
  * bits, as VCVTNEPS2BF16; but with FPCR.FZ clear it rounds a denormal
@@ -19,6 +20,7 @@
 #include <arm_neon.h>
 
 #include "cpu/cvt.h"
+#include "cpu/cvt_neon_tr.h"
 
 static inline uint16x4_t bf16_hw4(float32x4_t v)
 {
@@ -39,6 +41,22 @@ void tc_cvt_neon_encode_bf16_hw(void *dst, const float *src, size_t n)
 					      bf16_hw4(vld1q_f32(src + i + 4))));
 	if (i < n)
 		tc_cvt_scalar.encode[TC_CVT_BF16](d + i, src + i, n - i);
+}
+
+/* The converting transpose into bf16 (cvt_neon_tr.h) with BFCVTN; @n is 8. */
+static inline uint8x16_t tr_row_bf16_hw(const float *p, const struct tc_cvt_affine *a,
+					float32x4_t s, int n)
+{
+	return vreinterpretq_u8_u16(vcombine_u16(bf16_hw4(tc_neon_affine4(vld1q_f32(p), a, s)),
+						 bf16_hw4(tc_neon_affine4(vld1q_f32(p + 4), a, s))));
+}
+
+void tc_cvt_neon_tr_bf16_hw(void *dst, size_t dld, const float *src, size_t sld,
+			    size_t rows, size_t cols, const struct tc_cvt_affine *a,
+			    const float *scale, ptrdiff_t sst)
+{
+	tc_neon_tr_encode(dst, dld, src, sld, rows, cols, a, scale, sst, TC_CVT_BF16,
+			  tr_row_bf16_hw);
 }
 
 #endif /* __aarch64__ */

@@ -64,7 +64,7 @@ CVT_NEON_TEST := $(CVT_NEON_DIR)/test_cvt
 CVT_NEON_SRCS := libuser/cpu/cvt.c libuser/cpu/cvt_scalar.c libuser/cpu/cvt_neon.c \
 		 libuser/cpu/cvt_neon_bf16.c
 
-$(CVT_NEON_TEST): tests/cvt/test_cvt.c $(CVT_TEST_HDRS) $(CVT_NEON_SRCS)
+$(CVT_NEON_TEST): tests/cvt/test_cvt.c $(CVT_TEST_HDRS) $(CVT_NEON_SRCS) libuser/cpu/cvt_neon_tr.h
 	@mkdir -p $(CVT_NEON_DIR)/include
 	@test -f $(NEON_LIBDIR)/libcheck.a || { echo "check-cvt-neon: $(NEON_LIBDIR)/libcheck.a missing (check:arm64; run scripts/deps.sh)" >&2; exit 1; }
 	ln -sf /usr/include/check.h /usr/include/check_stdint.h $(CVT_NEON_DIR)/include/
