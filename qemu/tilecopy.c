@@ -1387,6 +1387,19 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
      * fall in the same few L1 sets: pad them by a cache line.
      */
     ostride = MIN(bq, TC_TILE_ROWS_MAX);
+    if ((ostride * es) % 512 == 0 && ostride > 64 / es &&
+        bp * (ostride + 64 / es) > cap && bp * ostride <= cap) {
+        /*
+         * A tall tile that fills the buffer (NHWC -> NCHW: 512 pixels by
+         * 64 channels): the padding would cost destination rows (62 of
+         * 64, and the other 2 a second tile that reads the same source
+         * rows again). One line fewer source rows instead: not a
+         * multiple of 512 bytes, no padding. (Only tiles of more columns
+         * than a few reach this, so bq was at most TC_TILE_ROWS_MAX.)
+         */
+        bq = ostride - 64 / es;
+        ostride = bq;
+    }
     ostride = (ostride * es) % 512 ? ostride : ostride + 64 / es;
     bp = MAX(1, MIN(bp, cap / ostride));
     /* Long rows: whole lines, so that the next tile starts aligned too. */

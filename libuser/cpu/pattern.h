@@ -325,6 +325,44 @@ static inline void tc_line_none(char *dst, const char *line)
 	}
 
 /*
+ * TC_BLOCK_RUNS - before TC_BLOCK_BAND_LINES (non-staged tiles, @vb < 64):
+ * where the destination rows are many (@cols >= TC_RUNS_COLS) and the
+ * source rows close together (NHWC -> NCHW: 64 channels of a pixel, 256
+ * bytes), each destination row gets a run of consecutive lines per visit
+ * instead of one line. One line per visit streamed 64 bytes into each of
+ * 64 rows far apart in turn, a 64-byte piece of another DRAM page each
+ * time. A band's source (up to TC_RUNS_BYTES) stays in L1 while its
+ * columns are walked. AMD EPYC Zen 3, nhwc-nchw-f32, one thread: 0.44-
+ * 0.52x -> 0.55-0.66x the streaming limit (docs/performance.md). Rows a
+ * page or more apart are left to the line groups: a band of them would
+ * share L1 sets and TLB entries.
+ */
+#define TC_RUNS_COLS	32
+#define TC_RUNS_BYTES	32768u
+#define TC_RUNS_MAX	16	/* lines per destination row and visit */
+
+#define TC_BLOCK_RUNS(tile_nt, R, n, es, vb, edge)			\
+	if (nt && cols >= TC_RUNS_COLS &&				\
+	    (64 / (vb)) * (R) * sld * 2 <= TC_RUNS_BYTES &&		\
+	    !(((uintptr_t)(dst + r * (es)) | dld) & 63)) {		\
+		size_t lines_ = TC_RUNS_BYTES / ((64 / (vb)) * (R) * sld); \
+		size_t g_n_ = (lines_ < TC_RUNS_MAX ? lines_ : TC_RUNS_MAX) * \
+			      (64 / (vb));				\
+		for (; r + g_n_ * (R) <= rows; r += g_n_ * (R)) {	\
+			size_t c_ = 0;					\
+			for (; c_ + (n) <= cols; c_ += (n))		\
+				for (size_t g_ = 0; g_ < g_n_; g_++)	\
+					tile_nt(dst + c_ * dld + (r + g_ * (R)) * (es), \
+						dld, src + (r + g_ * (R)) * sld + c_ * (es), \
+						sld);				\
+			if (c_ < cols)					\
+				edge(dst + c_ * dld + r * (es), dld,	\
+				     src + r * sld + c_ * (es), sld,	\
+				     g_n_ * (R), cols - c_);		\
+		}							\
+	}
+
+/*
  * TC_RUNS_VEC - in a runs kernel: runs of 1..4 vectors of @vb bytes, with
  * non-temporal stores when allowed, aligned, and writing whole lines back
  * to back (runs end to end, or whole lines each). Returns when it applies.

@@ -2911,6 +2911,68 @@ static void cross_one(struct env *e, struct ring *r, struct drm_tilecopy_desc d,
 }
 
 /*
+ * NHWC -> NCHW at full tiles: 64 channels (the destination rows, planes a
+ * page or more apart) by pixels enough for several tiles that fill the
+ * buffer (512 rows of 4-byte elements in the default 256 KiB). Such a
+ * tile's transposed rows would be 2 KiB, padded by a line against L1
+ * set conflicts, and the padding cut the tile to 62 destination rows:
+ * the other 2 came as a second tile reading the same source rows again.
+ * The tile takes a line fewer source rows instead, so every tile of the
+ * trace has all 64 columns and writes them all straight. Byte for byte
+ * the scalar executor, for every element size, with 63 and 65 channels
+ * (the column edge) and a misaligned destination too.
+ */
+START_TEST(test_cross_tall_tiles)
+{
+	static const struct { uint32_t m, n, doff; } shapes[] = {
+		{ 4352, 64, 0 }, { 4352, 63, 8 }, { 4416, 64, 24 },
+	};
+	struct env e;
+	struct ring r;
+	unsigned es, sh, t = 0, cut = 0, straight[9] = { 0 };
+	char *log, *p;
+
+	env_up_args(&e, NULL, "-trace tilecopy_tile", 1);
+	ring_setup(&e.d, 0, &r, 16);
+	for (es = 1; es <= 8; es *= 2) {
+		for (sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
+			const uint32_t m = shapes[sh].m, n = shapes[sh].n;
+			uint64_t sbytes = (uint64_t)m * n * es + 64;
+			uint64_t dbytes = (uint64_t)m * n * es + 64;
+			uint32_t ext[2] = { m, n };
+			uint64_t ss[2] = { n, 1 }, ds[2] = { 1, m };
+			struct drm_tilecopy_desc d;
+			char what[64];
+
+			desc_copy(&d, es, 8, shapes[sh].doff, 2, ext, ss, ds);
+			snprintf(what, sizeof(what), "es %u, %u x %u", es, m, n);
+			cross_one(&e, &r, d, sbytes, dbytes, 0, ++t, what);
+		}
+	}
+	log = qts_log(e.q);
+	for (p = log; (p = strstr(p, "tilecopy_tile ")); p++) {
+		unsigned long long rows, cols, done;
+		unsigned el;
+
+		if (sscanf(p, "tilecopy_tile elem %u rows %llu cols %llu direct %llu",
+			   &el, &rows, &cols, &done) != 4 || el > 8 || rows < 128)
+			continue;
+		/*
+		 * A full tile has all the channels (a few straddle a page
+		 * more than the TLB holds beside the source: buffered).
+		 */
+		cut += cols < 63;
+		straight[el] += done == cols;
+	}
+	free(log);
+	ck_assert_msg(!cut, "%u full tiles cut short of the channels", cut);
+	for (es = 1; es <= 8; es *= 2)
+		ck_assert_msg(straight[es] >= 3, "es %u: %u tiles straight", es, straight[es]);
+	env_down(&e);
+}
+END_TEST
+
+/*
  * Transposes whose source rows are not aligned to their elements (2-, 4-
  * and 8-byte elements at odd addresses, and at half an element), into
  * destinations aligned (written straight from the source rows) and not
@@ -3700,6 +3762,7 @@ static Suite *device_suite(void)
 	ADD("/cross/validation", test_cross_validation);
 	ADD("/cross/transposes", test_cross_transposes);
 	ADD("/cross/misaligned", test_cross_misaligned);
+	ADD("/cross/tall-tiles", test_cross_tall_tiles);
 	ADD("/cross/staged", test_cross_staged);
 	ADD("/cross/blocks", test_cross_blocks);
 	ADD("/stress/resets", test_stress_resets);

@@ -569,6 +569,52 @@ START_TEST(test_staged)
 END_TEST
 
 /*
+ * NHWC -> NCHW at 4 MiB and more (streaming stores): with many channels
+ * (the destination rows) and pixels close together at the source, each
+ * destination row gets runs of several lines per visit (TC_BLOCK_RUNS).
+ * Channels at, below and past the threshold (31, 32, 33, 64, 100: column
+ * edges past the last tile), pixels past the last band, destination rows
+ * whole lines apart (the runs) and not, the destination aligned and not;
+ * one thread and two. Every element size: the 8- and 16-bit tiles take
+ * their staged lines instead.
+ */
+START_TEST(test_band_runs)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	static const __u32 c_list[] = { 32, 64, 33, 31, 100 };
+	size_t nc = quick() ? 2 : 5;
+
+	if (!be)
+		return;
+	for (int t = 0; t < (quick() ? 1 : 2); t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t + 1));
+		for (size_t e = 0; e < 4; e++)
+			for (size_t c = 0; c < nc; c++)
+				for (unsigned v = 0; v < 3; v++) {
+					unsigned es = es_list[e];
+					__u32 ch = c_list[c];
+					__u32 hw = (__u32)((4u << 20) / ((size_t)ch * es)) + 37;
+					__u32 ext[2] = { hw, ch };
+					struct drm_tilecopy_desc d = copy_desc(es, 2, ext);
+					unsigned mis = v == 2 ? es / 2 + 1 : 0;
+					char what[64];
+
+					d.src_stride[0] = ch;
+					d.src_stride[1] = 1;
+					d.dst_stride[0] = 1;
+					/* v 0: planes whole lines apart; 1, 2: not */
+					d.dst_stride[1] = v ? hw : (hw + 64) / 64 * 64;
+					snprintf(what, sizeof(what), "band runs es=%u C=%u HW=%u v%u, %d thr",
+						 es, ch, hw, v, t + 1);
+					check_descs(be, &d, 1, mis, what);
+				}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/*
  * Short columns that continue at the source in another dim, as OIhw ->
  * OIhw16i16o (rows o0, columns hw continuing in i0, the batch i1 x o1):
  * staged through a buffer (tc_cols_point). Destinations [K][M][R] (runs
@@ -1865,6 +1911,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/typed-tr-bytes", test_typed_tr_bytes, 1);
 	ADD("/simd/cvt-tr-encode", test_cvt_tr_encode, 0);
 	ADD("/simd/staged", test_staged, 1);
+	ADD("/simd/band-runs", test_band_runs, 1);
 	ADD("/simd/fused-padding", test_fused_padding, 1);
 	ADD("/simd/fused-padding/planner", test_fused_planner, 1);
 	ADD("/simd/fused-padding/between", test_fused_between, 1);
