@@ -58,9 +58,8 @@ static void avx2_tr##es(char *dst, size_t dld, const char *src,	\
 			size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
-	if (!((n) >= 8))						\
-		TC_BLOCK_RUNS(avx2_tile##es##_l2_nt, 2 * n, n, es, 32,	\
-			      tc_edge##es)				\
+	TC_BLOCK_RUNS(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
+		      2 * n, n, es, 32, tc_edge##es, (n) >= 8, avx2_line_nt) \
 	TC_BLOCK_BAND_LINES(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
 		      2 * n, n, es, 32, tc_edge##es, (n) >= 8, avx2_line_nt) \
 	TC_BLOCK_BAND(avx2_tile##es##_l1, avx2_tile##es##_l1_nt,	\

@@ -325,36 +325,55 @@ static inline void tc_line_none(char *dst, const char *line)
 	}
 
 /*
- * TC_BLOCK_RUNS - before TC_BLOCK_BAND_LINES (non-staged tiles, @vb < 64):
- * where the destination rows are many (@cols >= TC_RUNS_COLS) and the
- * source rows close together (NHWC -> NCHW: 64 channels of a pixel, 256
- * bytes), each destination row gets a run of consecutive lines per visit
+ * TC_BLOCK_RUNS - before TC_BLOCK_BAND_LINES (same arguments): where the
+ * destination rows are many (@cols >= TC_RUNS_COLS) and the source rows
+ * close together (NHWC -> NCHW: 64 channels of a pixel, 256 bytes of
+ * f32), each destination row gets a run of consecutive lines per visit
  * instead of one line. One line per visit streamed 64 bytes into each of
  * 64 rows far apart in turn, a 64-byte piece of another DRAM page each
  * time. A band's source (up to TC_RUNS_BYTES) stays in L1 while its
- * columns are walked. AMD EPYC Zen 3, nhwc-nchw-f32, one thread: 0.44-
- * 0.52x -> 0.55-0.66x the streaming limit (docs/performance.md). Rows a
- * page or more apart are left to the line groups: a band of them would
- * share L1 sets and TLB entries.
+ * columns are walked. With @stage (8- and 16-bit tiles) a visit's lines
+ * are built in a stack buffer, @n rows of up to TC_RUNS_MAX lines, and
+ * each row's run is then streamed whole. AMD EPYC Zen 3, one thread:
+ * nhwc-nchw-f32 0.50-0.56x -> 0.56-0.68x the streaming limit
+ * (docs/performance.md). Rows a page or more apart are left to the line
+ * groups: a band of them would share L1 sets and TLB entries.
  */
 #define TC_RUNS_COLS	32
 #define TC_RUNS_BYTES	32768u
 #define TC_RUNS_MAX	16	/* lines per destination row and visit */
 
-#define TC_BLOCK_RUNS(tile_nt, R, n, es, vb, edge)			\
+#define TC_BLOCK_RUNS(tile, tile_nt, R, n, es, vb, edge, stage, line_nt) \
 	if (nt && cols >= TC_RUNS_COLS &&				\
 	    (64 / (vb)) * (R) * sld * 2 <= TC_RUNS_BYTES &&		\
 	    !(((uintptr_t)(dst + r * (es)) | dld) & 63)) {		\
-		size_t lines_ = TC_RUNS_BYTES / ((64 / (vb)) * (R) * sld); \
-		size_t g_n_ = (lines_ < TC_RUNS_MAX ? lines_ : TC_RUNS_MAX) * \
-			      (64 / (vb));				\
+		size_t ln_ = TC_RUNS_BYTES / ((64 / (vb)) * (R) * sld);	\
+		size_t g_n_;						\
+		_Alignas(64) char rs_[(stage) ? (n) * 64 * TC_RUNS_MAX : 64]; \
+									\
+		ln_ = ln_ < TC_RUNS_MAX ? ln_ : TC_RUNS_MAX;		\
+		g_n_ = ln_ * (64 / (vb));				\
 		for (; r + g_n_ * (R) <= rows; r += g_n_ * (R)) {	\
 			size_t c_ = 0;					\
-			for (; c_ + (n) <= cols; c_ += (n))		\
+			for (; c_ + (n) <= cols; c_ += (n)) {		\
+				if (!(stage)) {				\
+					for (size_t g_ = 0; g_ < g_n_; g_++) \
+						tile_nt(dst + c_ * dld + (r + g_ * (R)) * (es), \
+							dld, src + (r + g_ * (R)) * sld + c_ * (es), \
+							sld);			\
+					continue;			\
+				}					\
+				/* row i's line l at rs_ + (i * ln_ + l) * 64 */ \
 				for (size_t g_ = 0; g_ < g_n_; g_++)	\
-					tile_nt(dst + c_ * dld + (r + g_ * (R)) * (es), \
-						dld, src + (r + g_ * (R)) * sld + c_ * (es), \
-						sld);				\
+					tile(rs_ + g_ / (64 / (vb)) * 64 + \
+					     g_ % (64 / (vb)) * (vb), ln_ * 64, \
+					     src + (r + g_ * (R)) * sld + c_ * (es), \
+					     sld);				\
+				for (size_t i_ = 0; i_ < (n); i_++)	\
+					for (size_t l_ = 0; l_ < ln_; l_++) \
+						line_nt(dst + (c_ + i_) * dld + r * (es) + l_ * 64, \
+							rs_ + (i_ * ln_ + l_) * 64); \
+			}						\
 			if (c_ < cols)					\
 				edge(dst + c_ * dld + r * (es), dld,	\
 				     src + r * sld + c_ * (es), sld,	\
