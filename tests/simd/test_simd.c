@@ -1296,9 +1296,10 @@ static void check_plan_vs_scalar(tilecopy_plan_t *plan, const char *cpu, unsigne
 
 	tilecopy_plan_src_bytes(plan, &ssz);
 	tilecopy_plan_dst_bytes(plan, &dsz);
-	sbuf = malloc(ssz + mis);
-	ref = malloc(dsz + mis);
-	out = malloc(dsz + mis);
+	/* 64-byte aligned: @mis 0 takes the kernels' aligned (streaming) paths */
+	sbuf = aligned_alloc(64, (ssz + mis + 63) & ~(uint64_t)63);
+	ref = aligned_alloc(64, (dsz + mis + 63) & ~(uint64_t)63);
+	out = aligned_alloc(64, (dsz + mis + 63) & ~(uint64_t)63);
 	ck_assert(sbuf && ref && out);
 	fill_noise(sbuf + mis, ssz, ssz);
 	fill_noise(ref + mis, dsz, 77);
@@ -1356,6 +1357,98 @@ START_TEST(test_format_pairs)
 					check_plan_pair(be->name, fmt2[a], fmt2[b], s2[s],
 							s == 2 ? 3 : 2, dts[t]);
 	}
+}
+END_TEST
+
+/* ---- u8 squares: streamed transposes of whole lines ------------------- */
+
+/*
+ * 2-D u8 transposes large enough to stream (TC_NT_THRESHOLD): on AVX2 a
+ * 64-byte aligned destination whose rows are whole lines runs 64 x 64
+ * squares, and the tiles take the rows and columns left over and the
+ * misaligned buffers. Row strides powers of two and not, destination rows
+ * with a gap that must stay untouched, a batch dim.
+ */
+static const struct sq_case {
+	__u32 rows, cols, batch;	/* rows: contiguous in the destination */
+	__u64 sld, dld;			/* row and column strides, elements */
+} sq_cases[] = {
+	{ 2048, 2048, 1, 2048, 2048 },	/* power-of-two strides, whole squares */
+	{ 2049, 2051, 1, 2051, 2112 },	/* a row and 3 columns left, a gap */
+	{ 2111, 2100, 1, 4096, 2176 },	/* 63 rows and 52 columns left */
+	{ 1472, 1536, 2, 1536, 1472 },	/* a batch of two */
+};
+
+START_TEST(test_u8_squares)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	size_t n = quick() ? 1 : sizeof(sq_cases) / sizeof(sq_cases[0]);
+
+	if (!be)
+		return;
+	for (int t = 1; t <= 2; t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t));
+		for (size_t i = 0; i < n; i++) {
+			const struct sq_case *q = &sq_cases[i];
+			__u32 ext[3] = { q->rows, q->cols, q->batch };
+			struct drm_tilecopy_desc d = copy_desc(1, 3, ext);
+			char what[96];
+
+			d.dst_stride[0] = 1;
+			d.dst_stride[1] = q->dld;
+			d.dst_stride[2] = q->dld * q->cols;
+			d.src_stride[0] = q->sld;
+			d.src_stride[1] = 1;
+			d.src_stride[2] = q->sld * q->rows;
+			for (unsigned mis = 0; mis < 2; mis++) {
+				snprintf(what, sizeof(what),
+					 "u8 squares %ux%ux%u, strides %llu/%llu, %d threads",
+					 q->rows, q->cols, q->batch, (unsigned long long)q->sld,
+					 (unsigned long long)q->dld, t);
+				check_descs(be, &d, 1, mis, what);
+			}
+		}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/* The same path in plans the planner builds: RowMajor <-> ColumnMajor u8. */
+START_TEST(test_u8_squares_planner)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const int64_t shapes[][2] = { { 2048, 2048 }, { 2112, 2051 }, { 4096, 1030 } };
+	size_t n = quick() ? 1 : sizeof(shapes) / sizeof(shapes[0]);
+
+	if (!be)
+		return;
+	for (int t = 1; t <= 2; t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t));
+		for (size_t i = 0; i < n; i++)
+			for (unsigned m = 0; m < 4; m++) {
+				int back = (int)m >> 1;	/* ColumnMajor -> RowMajor */
+				unsigned mis = m & 1;
+				int64_t shape[2] = { shapes[i][back], shapes[i][!back] };
+				tilecopy_tensor_t *st, *dtn;
+				tilecopy_plan_t *plan = NULL;
+				char what[96];
+
+				ck_assert(!tilecopy_tensor_create(&st, back ? "ColumnMajor" : "RowMajor",
+								  shape, 2, TILECOPY_DT_U8, NULL, 0));
+				ck_assert(!tilecopy_tensor_create(&dtn, back ? "RowMajor" : "ColumnMajor",
+								  shape, 2, TILECOPY_DT_U8, NULL, 0));
+				ck_assert_msg(!tilecopy_plan_create(&plan, st, dtn, 0), "%s",
+					      tilecopy_last_error());
+				tilecopy_tensor_destroy(st);
+				tilecopy_tensor_destroy(dtn);
+				snprintf(what, sizeof(what), "u8 %lldx%lld %s, %d threads, misaligned by %u",
+					 (long long)shape[0], (long long)shape[1],
+					 back ? "ColumnMajor -> RowMajor" : "RowMajor -> ColumnMajor",
+					 t, mis);
+				check_plan_vs_scalar(plan, be->name, mis, what);
+			}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
 }
 END_TEST
 
@@ -1922,6 +2015,8 @@ static Suite *simd_suite(void)
 	ADD("/simd/thread-api", test_thread_api, 0);
 	ADD("/simd/random", test_random, 1);
 	ADD("/simd/format-pairs", test_format_pairs, 1);
+	ADD("/simd/u8-squares", test_u8_squares, 1);
+	ADD("/simd/u8-squares/planner", test_u8_squares_planner, 1);
 	ADD("/simd/typed-random", test_typed_random, 1);
 	ADD("/simd/typed-threads", test_typed_threads, 1);
 	ADD("/simd/typed-cuts", test_typed_cuts, 0);
