@@ -1394,8 +1394,9 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
          * 64 channels): the padding would cost destination rows (62 of
          * 64, and the other 2 a second tile that reads the same source
          * rows again). One line fewer source rows instead: not a
-         * multiple of 512 bytes, no padding. (Only tiles of more columns
-         * than a few reach this, so bq was at most TC_TILE_ROWS_MAX.)
+         * multiple of 512 bytes, no padding. A taller few-column tile
+         * (bq above TC_TILE_ROWS_MAX, a smaller tile buffer) gets the
+         * same: its rows are done TC_TILE_ROWS_MAX at a time anyway.
          */
         bq = ostride - 64 / es;
         ostride = bq;

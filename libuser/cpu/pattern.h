@@ -336,16 +336,18 @@ static inline void tc_line_none(char *dst, const char *line)
  * are built in a stack buffer, @n rows of up to TC_RUNS_MAX lines, and
  * each row's run is then streamed whole. AMD EPYC Zen 3, one thread:
  * nhwc-nchw-f32 0.50-0.56x -> 0.56-0.68x the streaming limit
- * (docs/performance.md). Rows a page or more apart are left to the line
- * groups: a band of them would share L1 sets and TLB entries.
+ * (docs/performance.md). Source rows further apart than a line group's
+ * share of TC_RUNS_BYTES allows (f32: 1 KiB; rows a page apart would
+ * share L1 sets and TLB entries) are left to the line groups, and so is
+ * a broadcast source (@sld 0: every row the same).
  */
 #define TC_RUNS_COLS	32
 #define TC_RUNS_BYTES	32768u
 #define TC_RUNS_MAX	16	/* lines per destination row and visit */
 
 #define TC_BLOCK_RUNS(tile, tile_nt, R, n, es, vb, edge, stage, line_nt) \
-	if (nt && cols >= TC_RUNS_COLS &&				\
-	    (64 / (vb)) * (R) * sld * 2 <= TC_RUNS_BYTES &&		\
+	if (nt && cols >= TC_RUNS_COLS && sld &&			\
+	    sld <= TC_RUNS_BYTES / ((64 / (vb)) * (R) * 2) &&		\
 	    !(((uintptr_t)(dst + r * (es)) | dld) & 63)) {		\
 		size_t ln_ = TC_RUNS_BYTES / ((64 / (vb)) * (R) * sld);	\
 		size_t g_n_;						\

@@ -2919,8 +2919,8 @@ static void cross_one(struct env *e, struct ring *r, struct drm_tilecopy_desc d,
  * the other 2 came as a second tile reading the same source rows again.
  * The tile takes a line fewer source rows instead, so every tile of the
  * trace has all 64 columns and writes them all straight. Byte for byte
- * the scalar executor, for every element size, with 63 and 65 channels
- * (the column edge) and a misaligned destination too.
+ * the scalar executor, for every element size, with 64 and 63 channels
+ * (the column edge) and destinations misaligned by whole elements.
  */
 START_TEST(test_cross_tall_tiles)
 {

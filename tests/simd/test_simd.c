@@ -574,9 +574,9 @@ END_TEST
  * destination row gets runs of several lines per visit (TC_BLOCK_RUNS).
  * Channels at, below and past the threshold (31, 32, 33, 64, 100: column
  * edges past the last tile), pixels past the last band, destination rows
- * whole lines apart (the runs) and not, the destination aligned and not;
- * one thread and two. Every element size: the 8- and 16-bit tiles take
- * their staged lines instead.
+ * whole lines apart (the runs) and not, the destination aligned and not,
+ * a broadcast source (one pixel's channels, stride 0: no runs, it once
+ * divided by the stride); one thread and two; every element size.
  */
 START_TEST(test_band_runs)
 {
@@ -591,7 +591,7 @@ START_TEST(test_band_runs)
 		ck_assert(!tilecopy_cpu_set_threads(t + 1));
 		for (size_t e = 0; e < 4; e++)
 			for (size_t c = 0; c < nc; c++)
-				for (unsigned v = 0; v < 3; v++) {
+				for (unsigned v = 0; v < 4; v++) {
 					unsigned es = es_list[e];
 					__u32 ch = c_list[c];
 					__u32 hw = (__u32)((4u << 20) / ((size_t)ch * es)) + 37;
@@ -600,11 +600,12 @@ START_TEST(test_band_runs)
 					unsigned mis = v == 2 ? es / 2 + 1 : 0;
 					char what[64];
 
-					d.src_stride[0] = ch;
+					/* v 3: one pixel's channels broadcast (stride 0) */
+					d.src_stride[0] = v == 3 ? 0 : ch;
 					d.src_stride[1] = 1;
 					d.dst_stride[0] = 1;
-					/* v 0: planes whole lines apart; 1, 2: not */
-					d.dst_stride[1] = v ? hw : (hw + 64) / 64 * 64;
+					/* v 0, 3: planes whole lines apart; 1, 2: not */
+					d.dst_stride[1] = v == 1 || v == 2 ? hw : (hw + 64) / 64 * 64;
 					snprintf(what, sizeof(what), "band runs es=%u C=%u HW=%u v%u, %d thr",
 						 es, ch, hw, v, t + 1);
 					check_descs(be, &d, 1, mis, what);
@@ -1747,8 +1748,12 @@ START_TEST(test_cvt_tr_encode)
 							rnd_below(8));
 		}
 	}
-#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__aarch64__)
+	/* NEON is baseline on arm64: its sets always run */
 	ck_assert_msg(tested > 0, "no kernel set with a tr_encode runs here: nothing was tested");
+#else
+	if (!tested)	/* an x86-64 without AVX2 (a TCG guest's qemu64) */
+		fprintf(stderr, "SKIP cvt-tr-encode: no kernel set with a tr_encode runs on this CPU\n");
 #endif
 }
 END_TEST
