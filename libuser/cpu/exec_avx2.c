@@ -5,9 +5,11 @@
  * over rows (32x16 bytes, 16x8 16-bit, 8x4 32-bit, 4x2 64-bit tiles), so
  * every destination row of a tile is one 32-byte store. Narrow blocks fall
  * back to one lane; edges are typed element loops. Streamed tiles of 8-
- * and 16-bit elements fill their lines in a stack buffer first. Few rows
- * (a C = 3 image, any element size) run a pshufb program. Shape analysis
- * is in pattern.c.
+ * and 16-bit elements fill their lines in a stack buffer first; streamed
+ * u8 transposes into aligned lines go in 64 x 64 squares; many far
+ * destination rows from close source rows get runs of lines per visit
+ * (TC_BLOCK_RUNS). Few rows (a C = 3 image, any element size) run a
+ * pshufb program. Shape analysis is in pattern.c.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -76,7 +78,8 @@ AVX2_TR(8, 2)
 
 /*
  * u8 squares (streamed output, aligned destination lines): 64 source rows
- * x 64 bytes, each source line read exactly once as two 32-byte loads, go
+ * x 64 bytes, each source line read once (an aligned source's; a
+ * misaligned one's squares share their edge lines) as two 32-byte loads, go
  * through a 4 KB stage whose 64 lines are streamed out whole. The tiles
  * above read 16 bytes of 32 rows at a time: at a power-of-two row stride
  * (8192^2) the 64 rows of a line group share one L1 set, and every line
@@ -103,7 +106,7 @@ avx2_sq_t8x32(char *st, const __m256i x[8])
 		t[2 * i + 1] = _mm256_unpackhi_epi8(x[2 * i], x[2 * i + 1]);
 	}
 	_Pragma("GCC unroll 2")
-	for (int h = 0; h < 2; h++)	/* u[4h + k]: cols 4k..4k+3 of rows 4h..4h+3 */
+	for (int h = 0; h < 2; h++)	/* u[4h + 2k]: cols 8k..8k+3, u[4h + 2k + 1]: 8k+4..8k+7 */
 		_Pragma("GCC unroll 2")
 		for (int k = 0; k < 2; k++) {
 			u[4 * h + 2 * k] = _mm256_unpacklo_epi16(t[4 * h + k], t[4 * h + k + 2]);
@@ -116,10 +119,13 @@ avx2_sq_t8x32(char *st, const __m256i x[8])
 		__m128i lo = _mm256_castsi256_si128(v);
 		__m128i hi = _mm256_extracti128_si256(v, 1);
 
+		/* integer stores: the stage is read back as __m256i */
 		_mm_storel_epi64((__m128i *)(st + AVX2_SQ * (2 * m)), lo);
-		_mm_storeh_pd((double *)(st + AVX2_SQ * (2 * m + 1)), _mm_castsi128_pd(lo));
+		_mm_storel_epi64((__m128i *)(st + AVX2_SQ * (2 * m + 1)),
+				 _mm_unpackhi_epi64(lo, lo));
 		_mm_storel_epi64((__m128i *)(st + AVX2_SQ * (2 * m + 16)), hi);
-		_mm_storeh_pd((double *)(st + AVX2_SQ * (2 * m + 17)), _mm_castsi128_pd(hi));
+		_mm_storel_epi64((__m128i *)(st + AVX2_SQ * (2 * m + 17)),
+				 _mm_unpackhi_epi64(hi, hi));
 	}
 }
 

@@ -1378,7 +1378,17 @@ static const struct sq_case {
 	{ 2049, 2051, 1, 2051, 2112 },	/* a row and 3 columns left, a gap */
 	{ 2111, 2100, 1, 4096, 2176 },	/* 63 rows and 52 columns left */
 	{ 1472, 1536, 2, 1536, 1472 },	/* a batch of two */
+	{ 2048, 2048, 1, 0, 2048 },	/* a broadcast source (stride 0) */
+	{ 2048, 2048, 1, 3, 2048 },	/* source rows 3 bytes apart */
 };
+
+/*
+ * Offsets of the source and the destination (bytes) apart from check_descs'
+ * common misalignment: a misaligned source into aligned destination lines
+ * (squares), destinations 16 and 32 bytes into a line (no squares: their
+ * 32-byte streaming stores need whole lines).
+ */
+static const struct { __u64 src, dst; } sq_offsets[] = { { 5, 0 }, { 0, 16 }, { 0, 32 } };
 
 START_TEST(test_u8_squares)
 {
@@ -1407,6 +1417,15 @@ START_TEST(test_u8_squares)
 					 q->rows, q->cols, q->batch, (unsigned long long)q->sld,
 					 (unsigned long long)q->dld, t);
 				check_descs(be, &d, 1, mis, what);
+			}
+			for (size_t o = 0; i == 0 && o < sizeof(sq_offsets) / sizeof(sq_offsets[0]); o++) {
+				struct drm_tilecopy_desc od = d;
+
+				od.src = sq_offsets[o].src;
+				od.dst = sq_offsets[o].dst;
+				snprintf(what, sizeof(what), "u8 squares, source at %llu, destination at %llu, %d threads",
+					 (unsigned long long)od.src, (unsigned long long)od.dst, t);
+				check_descs(be, &od, 1, 0, what);
 			}
 		}
 	}
