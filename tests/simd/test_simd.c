@@ -1365,9 +1365,10 @@ END_TEST
 
 /*
  * 2-D u8 transposes large enough to stream (TC_NT_THRESHOLD): on AVX2 a
- * 64-byte aligned destination whose rows are whole lines runs 64 x 64
- * squares, and the tiles take the rows and columns left over and the
- * misaligned buffers. Row strides powers of two and not, destination rows
+ * 64-byte aligned destination whose rows are whole lines, from source rows
+ * a multiple of 1 KiB apart, runs 64 x 64 squares (the 2048 and 4096
+ * strides here; the odd ones take the tiles), and the tiles take the rows
+ * and columns left over and the misaligned buffers. Row strides powers of two and not, destination rows
  * with a gap that must stay untouched, a batch dim.
  */
 static const struct sq_case {
