@@ -6,10 +6,11 @@
  * every destination row of a tile is one 32-byte store. Narrow blocks fall
  * back to one lane; edges are typed element loops. Streamed tiles of 8-
  * and 16-bit elements fill their lines in a stack buffer first; streamed
- * u8 transposes into aligned lines go in 64 x 64 squares; many far
- * destination rows from close source rows get runs of lines per visit
- * (TC_BLOCK_RUNS). Few rows (a C = 3 image, any element size) run a
- * pshufb program. Shape analysis is in pattern.c.
+ * u8 transposes into aligned lines go in 64 x 64 squares where source rows
+ * are a multiple of 1 KiB apart; many destination rows 1 KiB or more
+ * apart go in macro tiles (TC_DEFINE_MACRO_TILES: bursts of 4 lines per
+ * row from a 32 KB stage). Few rows (a C = 3 image, any element size) run
+ * a pshufb program. Shape analysis is in pattern.c.
  *
  * Copyright (c) 2026 The tilecopy authors
  */
@@ -55,13 +56,28 @@ static inline void avx2_line_nt(char *dst, const char *line)
 			    _mm256_load_si256((const __m256i *)(line + 32)));
 }
 
+/* Towards L2 (T1: AMD's L2, Intel's L2 and L3); the stage holds L1. */
+static inline void avx2_prefetch_l2(const char *p)
+{
+	_mm_prefetch(p, _MM_HINT_T1);
+}
+
+#define AVX2_MT(es, n)							\
+	TC_DEFINE_MACRO_TILES(avx2_mt##es, avx2_tile##es##_l2, 2 * (n), n, es, \
+			      32, tc_edge##es, avx2_line_nt, avx2_prefetch_l2)
+AVX2_MT(1, 16)
+AVX2_MT(2, 8)
+AVX2_MT(4, 4)
+AVX2_MT(8, 2)
+
 #define AVX2_TR_NAMED(fn, es, n)					\
 static void fn(char *dst, size_t dld, const char *src,			\
 	       size_t sld, size_t rows, size_t cols, int nt)		\
 {									\
 	size_t r = 0;							\
-	TC_BLOCK_RUNS(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
-		      2 * n, n, es, 32, tc_edge##es, (n) >= 8, avx2_line_nt) \
+									\
+	if (TC_MT_APPLIES(nt, dst, dld, cols))				\
+		r = avx2_mt##es(dst, dld, src, sld, rows, cols);	\
 	TC_BLOCK_BAND_LINES(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
 		      2 * n, n, es, 32, tc_edge##es, (n) >= 8, avx2_line_nt) \
 	TC_BLOCK_BAND(avx2_tile##es##_l1, avx2_tile##es##_l1_nt,	\

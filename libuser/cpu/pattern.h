@@ -325,63 +325,96 @@ static inline void tc_line_none(char *dst, const char *line)
 	}
 
 /*
- * TC_BLOCK_RUNS - before TC_BLOCK_BAND_LINES (same arguments): where the
- * destination rows are many (@cols >= TC_RUNS_COLS) and the source rows
- * close together (NHWC -> NCHW: 64 channels of a pixel, 256 bytes of
- * f32), each destination row gets a run of consecutive lines per visit
- * instead of one line. One line per visit streamed 64 bytes into each of
- * 64 rows far apart in turn, a 64-byte piece of another DRAM page each
- * time. A band's source (up to TC_RUNS_BYTES) stays in L1 while its
- * columns are walked. With @stage (8- and 16-bit tiles) a visit's lines
- * are built in a stack buffer, @n rows of up to TC_RUNS_MAX lines, and
- * each row's run is then streamed whole. AMD EPYC Zen 3, one thread:
- * nhwc-nchw-f32 0.50-0.56x -> 0.56-0.68x the streaming limit
- * (docs/performance.md). Source rows further apart than a line group's
- * share of TC_RUNS_BYTES allows (f32: 1 KiB; rows a page apart would
- * share L1 sets and TLB entries) are left to the line groups, and so is
- * a broadcast source (@sld 0: every row the same).
+ * TC_DEFINE_MACRO_TILES - @fn(dst, dld, src, sld, rows, cols) transposes
+ * the first rows of a block in macro tiles and returns how many it did (a
+ * multiple of TC_MT_BURST / @es; the caller does the rest). Only where
+ * TC_MT_APPLIES: streamed output into aligned lines, 32 or more
+ * destination rows at least 1 KiB apart.
+ *
+ * A macro tile is a burst of TC_MT_BURST bytes (4 lines) of up to
+ * TC_MT_COLS destination rows. Its register tiles (@tile: @R rows x @n
+ * cols, one @vb-byte store per destination row) go into a 32 KB stack
+ * stage band of @R source rows by band, each band's rows read in order
+ * across the macro tile's columns; then each stage row is streamed out
+ * whole by @line_nt, and between rows @prefetch brings the next macro
+ * tile's source lines towards L2 (the stage keeps L1 busy). Columns
+ * left over (fewer than @n) go to @edge.
+ *
+ * Before, a line group wrote one line into each of many destination
+ * rows in turn, and runs of lines (NHWC -> NCHW) read the source a
+ * column of tiles at a time; with destination rows 4 KB apart (NCHW ->
+ * NHWC of 1024 channels) that ran at 0.25-0.3x the streaming limit.
+ * AMD EPYC Zen 3, interleaved: 256x1024x7x7 f32 5.9 -> 15.3 GB/s on one
+ * thread, 9.3 -> 23.1 on two (0.33x -> 0.91x the limit); NHWC -> NCHW
+ * f32 0.53x -> 0.71-0.77x; u8 NHWC -> NCHW 10.6 -> 15.4 GB/s
+ * (docs/performance.md, "Macro tiles"). Tried and slower: 512-byte
+ * bursts (NHWC -> NCHW f32 0.53x, 7x7 12.3 GB/s), a 16 KB stage, two
+ * 16 KB stages alternating (the previous one streamed between the next
+ * one's bands), no prefetch (5-10%), and destination rows 256 bytes apart
+ * (NCHW -> NHWC of 64 channels, one contiguous output: 0.46x against
+ * 0.82x in line groups; 512 bytes apart alike, 1 KiB 0.37x -> 0.54x).
  */
-#define TC_RUNS_COLS	32
-#define TC_RUNS_BYTES	32768u
-#define TC_RUNS_MAX	16	/* lines per destination row and visit */
+#define TC_MT_BURST	256u
+#define TC_MT_STAGE	32768u
+#define TC_MT_COLS	(TC_MT_STAGE / TC_MT_BURST)
+#define TC_MT_MIN_COLS	32
+#define TC_MT_MIN_DLD	1024u
 
-#define TC_BLOCK_RUNS(tile, tile_nt, R, n, es, vb, edge, stage, line_nt) \
-	if (nt && cols >= TC_RUNS_COLS && sld &&			\
-	    sld <= TC_RUNS_BYTES / ((64 / (vb)) * (R) * 2) &&		\
-	    !(((uintptr_t)(dst + r * (es)) | dld) & 63)) {		\
-		size_t ln_ = TC_RUNS_BYTES / ((64 / (vb)) * (R) * sld);	\
-		size_t g_n_;						\
-		_Alignas(64) char rs_[(stage) ? (n) * 64 * TC_RUNS_MAX : 64]; \
+#define TC_MT_APPLIES(nt, dst, dld, cols)				\
+	((nt) && (cols) >= TC_MT_MIN_COLS && (dld) >= TC_MT_MIN_DLD &&	\
+	 !(((uintptr_t)(dst) | (dld)) & 63))
+
+/* Source rows @j0..@j1 of the macro tile at @nx: its lines towards L2. */
+#define TC_MT_PREFETCH(prefetch, nx, sld, j0, j1, es)			\
+	for (size_t j_ = (j0); j_ < (j1); j_++)				\
+		for (size_t b_ = 0; b_ < TC_MT_COLS * (es) + 64; b_ += 64) \
+			prefetch((nx) + j_ * (sld) + b_)
+
+#define TC_DEFINE_MACRO_TILES(fn, tile, R, n, es, vb, edge, line_nt, prefetch) \
+static size_t fn(char *dst, size_t dld, const char *src, size_t sld,	\
+		 size_t rows, size_t cols)				\
+{									\
+	enum { MR_ = TC_MT_BURST / (es), LPB_ = TC_MT_BURST / 64 };	\
+	_Alignas(64) char st_[TC_MT_STAGE];				\
+	size_t rr_ = rows / MR_ * MR_;					\
 									\
-		ln_ = ln_ < TC_RUNS_MAX ? ln_ : TC_RUNS_MAX;		\
-		g_n_ = ln_ * (64 / (vb));				\
-		for (; r + g_n_ * (R) <= rows; r += g_n_ * (R)) {	\
-			size_t c_ = 0;					\
-			for (; c_ + (n) <= cols; c_ += (n)) {		\
-				if (!(stage)) {				\
-					for (size_t g_ = 0; g_ < g_n_; g_++) \
-						tile_nt(dst + c_ * dld + (r + g_ * (R)) * (es), \
-							dld, src + (r + g_ * (R)) * sld + c_ * (es), \
-							sld);			\
-					continue;			\
-				}					\
-				/* row i's line l at rs_ + (i * ln_ + l) * 64 */ \
-				for (size_t g_ = 0; g_ < g_n_; g_++)	\
-					tile(rs_ + g_ / (64 / (vb)) * 64 + \
-					     g_ % (64 / (vb)) * (vb), ln_ * 64, \
-					     src + (r + g_ * (R)) * sld + c_ * (es), \
-					     sld);				\
-				for (size_t i_ = 0; i_ < (n); i_++)	\
-					for (size_t l_ = 0; l_ < ln_; l_++) \
-						line_nt(dst + (c_ + i_) * dld + r * (es) + l_ * 64, \
-							rs_ + (i_ * ln_ + l_) * 64); \
+	_Static_assert((R) * (es) == (vb) && TC_MT_BURST % (vb) == 0,	\
+		       "a register tile fills vb bytes of a burst");	\
+	for (size_t r0 = 0; r0 < rr_; r0 += MR_) {			\
+		size_t c0 = 0;						\
+									\
+		while (c0 + (n) <= cols) {				\
+			size_t mc = cols - c0 < TC_MT_COLS ?		\
+				    (cols - c0) / (n) * (n) : TC_MT_COLS; \
+			/* the next macro tile: along these rows, or the next */ \
+			size_t nc = c0 + mc + (n) <= cols ? c0 + mc : 0; \
+			size_t nr = nc ? r0 : r0 + MR_;			\
+			size_t npr = nr < rr_ ? MR_ : 0;		\
+			const char *nx = npr ? src + nr * sld + nc * (es) : src; \
+									\
+			for (size_t g = 0; g < MR_; g += (R))		\
+				for (size_t c = 0; c < mc; c += (n))	\
+					tile(st_ + c * TC_MT_BURST + g * (es), \
+					     TC_MT_BURST,		\
+					     src + (r0 + g) * sld + (c0 + c) * (es), \
+					     sld);			\
+			for (size_t i = 0; i < mc; i++) {		\
+				char *d_ = dst + (c0 + i) * dld + r0 * (es); \
+									\
+				for (size_t l = 0; l < LPB_; l++)	\
+					line_nt(d_ + 64 * l,		\
+						st_ + i * TC_MT_BURST + 64 * l); \
+				TC_MT_PREFETCH(prefetch, nx, sld, npr * i / mc, \
+					       npr * (i + 1) / mc, es);	\
 			}						\
-			if (c_ < cols)					\
-				edge(dst + c_ * dld + r * (es), dld,	\
-				     src + r * sld + c_ * (es), sld,	\
-				     g_n_ * (R), cols - c_);		\
+			c0 += mc;					\
 		}							\
-	}
+		if (c0 < cols)						\
+			edge(dst + c0 * dld + r0 * (es), dld,		\
+			     src + r0 * sld + c0 * (es), sld, MR_, cols - c0); \
+	}								\
+	return rr_;							\
+}
 
 /*
  * TC_RUNS_VEC - in a runs kernel: runs of 1..4 vectors of @vb bytes, with

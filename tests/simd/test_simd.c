@@ -569,16 +569,18 @@ START_TEST(test_staged)
 END_TEST
 
 /*
- * NHWC -> NCHW at 4 MiB and more (streaming stores): with many channels
- * (the destination rows) and pixels close together at the source, each
- * destination row gets runs of several lines per visit (TC_BLOCK_RUNS).
- * Channels at, below and past the threshold (31, 32, 33, 64, 100: column
- * edges past the last tile), pixels past the last band, destination rows
- * whole lines apart (the runs) and not, the destination aligned and not,
- * a broadcast source (one pixel's channels, stride 0: no runs, it once
- * divided by the stride); one thread and two; every element size.
+ * Macro tiles (TC_DEFINE_MACRO_TILES, streamed outputs of 4 MiB and more
+ * into 32 or more destination rows 1 KiB or more apart), and the line
+ * groups where they do not apply.
+ *
+ * NHWC -> NCHW: channels (the destination rows) at, below and past the
+ * threshold (31, 32, 33, 64, 100: column edges past the last tile),
+ * pixels past the last macro tile, planes whole lines apart (macro
+ * tiles) and not, the destination aligned and not, a broadcast source
+ * (one pixel's channels, stride 0; the runs this replaced once divided by
+ * it); one thread and two; every element size.
  */
-START_TEST(test_band_runs)
+START_TEST(test_macro_nhwc_nchw)
 {
 	const struct tc_cpu_backend *be = backend_or_skip(_i);
 	static const unsigned es_list[] = { 1, 2, 4, 8 };
@@ -606,10 +608,63 @@ START_TEST(test_band_runs)
 					d.dst_stride[0] = 1;
 					/* v 0, 3: planes whole lines apart; 1, 2: not */
 					d.dst_stride[1] = v == 1 || v == 2 ? hw : (hw + 64) / 64 * 64;
-					snprintf(what, sizeof(what), "band runs es=%u C=%u HW=%u v%u, %d thr",
+					snprintf(what, sizeof(what), "nhwc-nchw es=%u C=%u HW=%u v%u, %d thr",
 						 es, ch, hw, v, t + 1);
 					check_descs(be, &d, 1, mis, what);
 				}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/*
+ * NCHW -> NHWC of many channels (256x1024x7x7): destination rows of C
+ * elements, 1 KiB and more apart. Channels a multiple of a macro tile's
+ * rows (1024) and not (1000, 600: rows left to the line groups), pixels
+ * under one macro tile's columns with an edge (49), past one by less than
+ * a register tile (130) and by a partial one (300); destination rows
+ * packed, padded to whole lines (with the source an element off its
+ * lines), and padded off the lines (no macro tiles); one thread and two.
+ */
+START_TEST(test_macro_nchw_nhwc)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	static const __u32 c_list[] = { 1024, 1000, 600 };
+	static const __u32 p_list[] = { 49, 130, 300 };
+
+	if (!be)
+		return;
+	for (int t = 0; t < (quick() ? 1 : 2); t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t + 1));
+		for (size_t e = 0; e < 4; e++)
+			for (size_t c = 0; c < 3; c++)
+				for (size_t p = 0; p < 3; p++)
+					for (unsigned v = 0; v < 3; v++) {
+						unsigned es = es_list[e];
+						__u32 ch = c_list[c], px = p_list[p];
+						__u32 pitch = v == 0 ? ch : v == 1 ?
+							(ch + 64 / es) / (64 / es) * (64 / es) : ch + 1;
+						__u32 n = (__u32)((4u << 20) / ((size_t)pitch * px * es)) + 1;
+						__u32 ext[3] = { ch, px, n };
+						struct drm_tilecopy_desc d = copy_desc(es, 3, ext);
+						unsigned mis = v == 2 ? 3 : 0;
+						char what[80];
+
+						if (quick() && (p == 1 || c == 2))
+							continue;
+						d.src = v == 1 ? es : 0;	/* source off its lines */
+						d.src_stride[0] = px;
+						d.src_stride[1] = 1;
+						d.src_stride[2] = (__u64)ch * px;
+						d.dst_stride[0] = 1;
+						d.dst_stride[1] = pitch;
+						d.dst_stride[2] = (__u64)pitch * px;
+						snprintf(what, sizeof(what),
+							 "nchw-nhwc es=%u %ux%ux%u pitch %u, %d thr",
+							 es, n, ch, px, pitch, t + 1);
+						check_descs(be, &d, 1, mis, what);
+					}
 	}
 	ck_assert(!tilecopy_cpu_set_threads(0));
 }
@@ -2029,7 +2084,8 @@ static Suite *simd_suite(void)
 	ADD("/simd/typed-tr-bytes", test_typed_tr_bytes, 1);
 	ADD("/simd/cvt-tr-encode", test_cvt_tr_encode, 0);
 	ADD("/simd/staged", test_staged, 1);
-	ADD("/simd/band-runs", test_band_runs, 1);
+	ADD("/simd/macro-tiles/nhwc-nchw", test_macro_nhwc_nchw, 1);
+	ADD("/simd/macro-tiles/nchw-nhwc", test_macro_nchw_nhwc, 1);
 	ADD("/simd/fused-padding", test_fused_padding, 1);
 	ADD("/simd/fused-padding/planner", test_fused_planner, 1);
 	ADD("/simd/fused-padding/between", test_fused_between, 1);
