@@ -371,8 +371,10 @@ static inline void tc_line_none(char *dst, const char *line)
 			prefetch((nx) + j_ * (sld) + b_)
 
 #define TC_DEFINE_MACRO_TILES(fn, tile, R, n, es, vb, edge, line_nt, prefetch) \
-static size_t fn(char *dst, size_t dld, const char *src, size_t sld,	\
-		 size_t rows, size_t cols)				\
+/* not inlined: the stage is on the stack only while macro tiles run */ \
+static __attribute__((noinline)) size_t					\
+fn(char *dst, size_t dld, const char *src, size_t sld, size_t rows,	\
+   size_t cols)								\
 {									\
 	enum { MR_ = TC_MT_BURST / (es), LPB_ = TC_MT_BURST / 64 };	\
 	_Alignas(64) char st_[TC_MT_STAGE];				\

@@ -1992,6 +1992,71 @@ START_TEST(test_typed_plans)
 }
 END_TEST
 
+/*
+ * The CPU path on a thread with a small stack (docs/sdk.md, "CPU threads"):
+ * the paths with the largest stack buffers, run on a thread of
+ * TC_SMALL_STACK bytes, whose guard page turns an overflow into a crash:
+ * macro tiles (a 32 KiB stage) under the u8 squares (8 KiB), staged short
+ * columns (16 KiB), a few-rows program (16 KiB) and a typed converting
+ * plan. On AVX2 the first needs 49-56 KiB (48 KiB crashes in it).
+ */
+#define TC_SMALL_STACK	(80u << 10)
+
+struct small_stack_job {
+	const struct tc_cpu_backend *be;
+};
+
+static void *small_stack_run(void *arg)
+{
+	const struct small_stack_job *j = arg;
+	static const struct typed_pair tp = {
+		"NCHW", "NHWC", TILECOPY_DT_F32, TILECOPY_DT_BF16, 0
+	};
+	static const int64_t tshape[4] = { 2, 64, 33, 35 };
+	/* streamed, 1 KiB source rows: squares, then 40 columns of macro tiles */
+	__u32 ext[2] = { 4224, 1000 };
+	struct drm_tilecopy_desc d = copy_desc(1, 2, ext);
+	__u32 fext[2] = { 3, (4u << 20) / 12 + 5 };
+	struct drm_tilecopy_desc f = copy_desc(4, 2, fext);
+	struct drm_tilecopy_desc c = cols_desc(4, 300, 16, 9, 8, 0);
+
+	d.src_stride[0] = 1024;
+	d.src_stride[1] = 1;
+	d.dst_stride[0] = 1;
+	d.dst_stride[1] = 4224;
+	check_descs(j->be, &d, 1, 0, "small stack: u8 squares + macro tiles");
+	f.src_stride[0] = fext[1];
+	f.src_stride[1] = 1;
+	f.dst_stride[0] = 1;
+	f.dst_stride[1] = 3;
+	check_descs(j->be, &f, 1, 0, "small stack: C = 3 image");
+	check_descs(j->be, &c, 1, 0, "small stack: staged columns");
+	check_typed_plan(j->be->name, &tp, tshape);
+	return NULL;
+}
+
+START_TEST(test_small_stack)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	struct small_stack_job j = { .be = be };
+	long min_stack = sysconf(_SC_THREAD_STACK_MIN);
+	pthread_attr_t attr;
+	pthread_t th;
+
+	if (!be)
+		return;
+	ck_assert(!tilecopy_cpu_set_threads(1));
+	ck_assert(!pthread_attr_init(&attr));
+	/* arm64 glibc refuses stacks under 128 KiB (PTHREAD_STACK_MIN) */
+	ck_assert(!pthread_attr_setstacksize(&attr, min_stack > TC_SMALL_STACK ?
+						       (size_t)min_stack : TC_SMALL_STACK));
+	ck_assert(!pthread_create(&th, &attr, small_stack_run, &j));
+	ck_assert(!pthread_join(th, NULL));
+	pthread_attr_destroy(&attr);
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
 /* ---- dispatch --------------------------------------------------------- */
 
 START_TEST(test_dispatch)
@@ -2086,6 +2151,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/staged", test_staged, 1);
 	ADD("/simd/macro-tiles/nhwc-nchw", test_macro_nhwc_nchw, 1);
 	ADD("/simd/macro-tiles/nchw-nhwc", test_macro_nchw_nhwc, 1);
+	ADD("/simd/small-stack", test_small_stack, 1);
 	ADD("/simd/fused-padding", test_fused_padding, 1);
 	ADD("/simd/fused-padding/planner", test_fused_planner, 1);
 	ADD("/simd/fused-padding/between", test_fused_between, 1);
