@@ -76,7 +76,7 @@ static void fn(char *dst, size_t dld, const char *src,			\
 {									\
 	size_t r = 0;							\
 									\
-	if (TC_MT_APPLIES(nt, dst, dld, cols))				\
+	if (TC_MT_APPLIES(nt, dst, dld, rows, cols, es))		\
 		r = avx2_mt##es(dst, dld, src, sld, rows, cols);	\
 	TC_BLOCK_BAND_LINES(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
 		      2 * n, n, es, 32, tc_edge##es, (n) >= 8, avx2_line_nt) \

@@ -328,8 +328,9 @@ static inline void tc_line_none(char *dst, const char *line)
  * TC_DEFINE_MACRO_TILES - @fn(dst, dld, src, sld, rows, cols) transposes
  * the first rows of a block in macro tiles and returns how many it did (a
  * multiple of TC_MT_BURST / @es; the caller does the rest). Only where
- * TC_MT_APPLIES: streamed output into aligned lines, 32 or more
- * destination rows at least 1 KiB apart.
+ * TC_MT_APPLIES: streamed output, the destination and its row pitch
+ * multiples of 64 bytes, 32 or more destination rows at least 1 KiB
+ * apart, and a macro tile's rows (TC_MT_BURST / @es) or more.
  *
  * A macro tile is a burst of TC_MT_BURST bytes (4 lines) of up to
  * TC_MT_COLS destination rows. Its register tiles (@tile: @R rows x @n
@@ -344,15 +345,17 @@ static inline void tc_line_none(char *dst, const char *line)
  * rows in turn, and runs of lines (NHWC -> NCHW) read the source a
  * column of tiles at a time; with destination rows 4 KB apart (NCHW ->
  * NHWC of 1024 channels) that ran at 0.25-0.3x the streaming limit.
- * AMD EPYC Zen 3, interleaved: 256x1024x7x7 f32 5.9 -> 15.3 GB/s on one
- * thread, 9.3 -> 23.1 on two (0.33x -> 0.91x the limit); NHWC -> NCHW
- * f32 0.53x -> 0.71-0.77x; u8 NHWC -> NCHW 10.6 -> 15.4 GB/s
- * (docs/performance.md, "Macro tiles"). Tried and slower: 512-byte
- * bursts (NHWC -> NCHW f32 0.53x, 7x7 12.3 GB/s), a 16 KB stage, two
- * 16 KB stages alternating (the previous one streamed between the next
- * one's bands), no prefetch (5-10%), and destination rows 256 bytes apart
- * (NCHW -> NHWC of 64 channels, one contiguous output: 0.46x against
- * 0.82x in line groups; 512 bytes apart alike, 1 KiB 0.37x -> 0.54x).
+ * AMD EPYC Zen 3, builds alternated, GB/s: 256x1024x7x7 f32 5.7-5.9 ->
+ * 13.1-15.4 on one thread, 9.3 -> 23.1 on two; 8x1024x56x56 f32 5.8-6.1
+ * -> 10.6-11.7; u8 NHWC -> NCHW 9.5-10.6 -> 14.3-15.4; NHWC -> NCHW f32
+ * 13.3-16.0 -> 14.6-17.4 (two threads 21.0 -> 23.4), f16 alike
+ * (docs/performance.md, "Macro tiles"). Tried and slower: 512-byte bursts
+ * (7x7 f32 12.3 GB/s), a 16 KB stage, two 16 KB stages alternating (the
+ * previous one streamed between the next one's bands), no prefetch
+ * (5-10%). The 1 KiB floor: into destination rows 256 bytes apart (NCHW
+ * -> NHWC of 64 channels, one contiguous output) macro tiles ran at 0.46x
+ * the limit against 0.82x in line groups, 512 bytes apart alike, 1 KiB
+ * apart better (0.37x -> 0.54x).
  */
 #define TC_MT_BURST	256u
 #define TC_MT_STAGE	32768u
@@ -360,15 +363,21 @@ static inline void tc_line_none(char *dst, const char *line)
 #define TC_MT_MIN_COLS	32
 #define TC_MT_MIN_DLD	1024u
 
-#define TC_MT_APPLIES(nt, dst, dld, cols)				\
+#define TC_MT_APPLIES(nt, dst, dld, rows, cols, es)			\
 	((nt) && (cols) >= TC_MT_MIN_COLS && (dld) >= TC_MT_MIN_DLD &&	\
-	 !(((uintptr_t)(dst) | (dld)) & 63))
+	 (rows) >= TC_MT_BURST / (es) && !(((uintptr_t)(dst) | (dld)) & 63))
 
-/* Source rows @j0..@j1 of the macro tile at @nx: its lines towards L2. */
-#define TC_MT_PREFETCH(prefetch, nx, sld, j0, j1, es)			\
-	for (size_t j_ = (j0); j_ < (j1); j_++)				\
-		for (size_t b_ = 0; b_ < TC_MT_COLS * (es) + 64; b_ += 64) \
-			prefetch((nx) + j_ * (sld) + b_)
+/*
+ * Source rows @j0..@j1 of the macro tile at @nx, @w bytes each, towards
+ * L2: a prefetch per line, the last one at the row's last byte (a row off
+ * its lines ends in one more line), no address past the row.
+ */
+#define TC_MT_PREFETCH(prefetch, nx, sld, j0, j1, w)			\
+	for (size_t j_ = (j0); j_ < (j1); j_++) {			\
+		for (size_t b_ = 0; b_ < (w); b_ += 64)			\
+			prefetch((nx) + j_ * (sld) + b_);		\
+		prefetch((nx) + j_ * (sld) + (w) - 1);			\
+	}
 
 #define TC_DEFINE_MACRO_TILES(fn, tile, R, n, es, vb, edge, line_nt, prefetch) \
 /* not inlined: the stage is on the stack only while macro tiles run */ \
@@ -392,6 +401,8 @@ fn(char *dst, size_t dld, const char *src, size_t sld, size_t rows,	\
 			size_t nc = c0 + mc + (n) <= cols ? c0 + mc : 0; \
 			size_t nr = nc ? r0 : r0 + MR_;			\
 			size_t npr = nr < rr_ ? MR_ : 0;		\
+			size_t nw = (cols - nc < TC_MT_COLS ?		\
+				     (cols - nc) / (n) * (n) : TC_MT_COLS) * (es); \
 			const char *nx = npr ? src + nr * sld + nc * (es) : src; \
 									\
 			for (size_t g = 0; g < MR_; g += (R))		\
@@ -407,7 +418,7 @@ fn(char *dst, size_t dld, const char *src, size_t sld, size_t rows,	\
 					line_nt(d_ + 64 * l,		\
 						st_ + i * TC_MT_BURST + 64 * l); \
 				TC_MT_PREFETCH(prefetch, nx, sld, npr * i / mc, \
-					       npr * (i + 1) / mc, es);	\
+					       npr * (i + 1) / mc, nw);	\
 			}						\
 			c0 += mc;					\
 		}							\

@@ -621,10 +621,12 @@ END_TEST
  * NCHW -> NHWC of many channels (256x1024x7x7): destination rows of C
  * elements, 1 KiB and more apart. Channels a multiple of a macro tile's
  * rows (1024) and not (1000, 600: rows left to the line groups), pixels
- * under one macro tile's columns with an edge (49), past one by less than
- * a register tile (130) and by a partial one (300); destination rows
- * packed, padded to whole lines (with the source an element off its
- * lines), and padded off the lines (no macro tiles); one thread and two.
+ * under one macro tile's columns with an edge (49), past one by 2 (130:
+ * an edge, or for 8-byte elements one register tile) and by a partial
+ * one (300); destination rows packed, padded to whole lines (v 1: with
+ * the source an element off its lines; v 3: the destination, so no macro
+ * tiles), and padded off the lines (v 2, no macro tiles); one thread and
+ * two.
  */
 START_TEST(test_macro_nchw_nhwc)
 {
@@ -640,20 +642,21 @@ START_TEST(test_macro_nchw_nhwc)
 		for (size_t e = 0; e < 4; e++)
 			for (size_t c = 0; c < 3; c++)
 				for (size_t p = 0; p < 3; p++)
-					for (unsigned v = 0; v < 3; v++) {
+					for (unsigned v = 0; v < 4; v++) {
 						unsigned es = es_list[e];
 						__u32 ch = c_list[c], px = p_list[p];
-						__u32 pitch = v == 0 ? ch : v == 1 ?
-							(ch + 64 / es) / (64 / es) * (64 / es) : ch + 1;
+						__u32 pitch = v == 0 ? ch : v == 2 ? ch + 1 :
+							(ch + 64 / es) / (64 / es) * (64 / es);
 						__u32 n = (__u32)((4u << 20) / ((size_t)pitch * px * es)) + 1;
 						__u32 ext[3] = { ch, px, n };
 						struct drm_tilecopy_desc d = copy_desc(es, 3, ext);
 						unsigned mis = v == 2 ? 3 : 0;
 						char what[80];
 
-						if (quick() && (p == 1 || c == 2))
+						if (quick() && (p == 1 || c == 2 || v == 3))
 							continue;
 						d.src = v == 1 ? es : 0;	/* source off its lines */
+						d.dst = v == 3 ? es : 0;	/* destination off them */
 						d.src_stride[0] = px;
 						d.src_stride[1] = 1;
 						d.src_stride[2] = (__u64)ch * px;
@@ -1996,9 +1999,10 @@ END_TEST
  * The CPU path on a thread with a small stack (docs/sdk.md, "CPU threads"):
  * the paths with the largest stack buffers, run on a thread of
  * TC_SMALL_STACK bytes, whose guard page turns an overflow into a crash:
- * macro tiles (a 32 KiB stage) under the u8 squares (8 KiB), staged short
- * columns (16 KiB), a few-rows program (16 KiB) and a typed converting
- * plan. On AVX2 the first needs 49-56 KiB (48 KiB crashes in it).
+ * macro tiles (a 32 KiB stage) under the u8 squares (8 KiB) and under
+ * staged short rows (16 KiB), staged short columns (16 KiB), a few-rows
+ * program (16 KiB) and a typed converting plan. On AVX2 the deepest
+ * (staged rows + macro tiles) peaks at about 60 KiB.
  */
 #define TC_SMALL_STACK	(80u << 10)
 
@@ -2019,6 +2023,14 @@ static void *small_stack_run(void *arg)
 	__u32 fext[2] = { 3, (4u << 20) / 12 + 5 };
 	struct drm_tilecopy_desc f = copy_desc(4, 2, fext);
 	struct drm_tilecopy_desc c = cols_desc(4, 300, 16, 9, 8, 0);
+	/* staged rows (16 KiB) streamed through macro tiles (32 KiB) */
+	__u32 rext[4] = { 8, 64, 64, 33 };
+	struct drm_tilecopy_desc r = copy_desc(4, 4, rext);
+	static const __u64 rss[4] = { 64 * 64, 64, 1, 8 * 64 * 64 };
+	static const __u64 rds[4] = { 1, 8, 512, 512 * 64 };
+
+	memcpy(r.src_stride, rss, sizeof(rss));
+	memcpy(r.dst_stride, rds, sizeof(rds));
 
 	d.src_stride[0] = 1024;
 	d.src_stride[1] = 1;
@@ -2031,6 +2043,7 @@ static void *small_stack_run(void *arg)
 	f.dst_stride[1] = 3;
 	check_descs(j->be, &f, 1, 0, "small stack: C = 3 image");
 	check_descs(j->be, &c, 1, 0, "small stack: staged columns");
+	check_descs(j->be, &r, 1, 0, "small stack: staged rows + macro tiles");
 	check_typed_plan(j->be->name, &tp, tshape);
 	return NULL;
 }
