@@ -107,10 +107,11 @@ typedef void tc_cvt_affine_fn(float *dst, const float *src, size_t n,
 /*
  * A transpose fused with a conversion from binary32 (a dtype-converting
  * NCHW -> NHWC): element (r, c) of a @rows x @cols block of binary32, read
- * at src + r * sld + c (@src of any alignment: tc_cvt_ldf), goes through the steps of @a with the scale
- * scale[r * scale_stride] (0: one scale; 1: one a row, the channel of an
- * NHWC destination) and is encoded to element c * dld + r of @dst (a
- * byte-sized kind). The bits are tc_cvt_run()'s.
+ * at src + r * sld + c (@src of any alignment: tc_cvt_ldf), goes through
+ * the steps of @a with the scale scale[r * scale_stride] (0: one scale;
+ * 1: one a row, the channel of an NHWC destination) and is encoded to
+ * element c * dld + r of @dst (a byte-sized kind). The bits are
+ * tc_cvt_run()'s.
  */
 typedef void tc_cvt_tr_encode_fn(void *dst, size_t dld, const float *src, size_t sld,
 				 size_t rows, size_t cols, const struct tc_cvt_affine *a,

@@ -647,7 +647,7 @@ START_TEST(test_macro_nchw_nhwc)
 						__u32 ch = c_list[c], px = p_list[p];
 						__u32 pitch = v == 0 ? ch : v == 2 ? ch + 1 :
 							(ch + 64 / es) / (64 / es) * (64 / es);
-						__u32 n = (__u32)((4u << 20) / ((size_t)pitch * px * es)) + 1;
+						__u32 n = (__u32)((4u << 20) / ((size_t)ch * px * es)) + 1;
 						__u32 ext[3] = { ch, px, n };
 						struct drm_tilecopy_desc d = copy_desc(es, 3, ext);
 						unsigned mis = v == 2 ? 3 : 0;
