@@ -37,7 +37,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 /** enum tc_cvt_kind - element kinds (oneDNN: f32 f16 bf16 s8 u8 s32). */
 enum tc_cvt_kind {
@@ -107,7 +106,8 @@ typedef void tc_cvt_affine_fn(float *dst, const float *src, size_t n,
 /*
  * A transpose fused with a conversion from binary32 (a dtype-converting
  * NCHW -> NHWC): element (r, c) of a @rows x @cols block of binary32, read
- * at src + r * sld + c (@src of any alignment: tc_cvt_ldf), goes through
+ * at src + r * sld + c (@src of any alignment: edges load with
+ * tc_cvt_load, never through a misaligned float *), goes through
  * the steps of @a with the scale scale[r * scale_stride] (0: one scale;
  * 1: one a row, the channel of an NHWC destination) and is encoded to
  * element c * dld + r of @dst (a byte-sized kind). The bits are
@@ -256,20 +256,6 @@ static inline void tc_cvt_nibble_set(void *base, int64_t e, unsigned int v)
 		if ((a)->ops & TC_CVT_ADD_ZP)				\
 			(x) = add((x), dup((a)->dst_zp));		\
 	} while (0)
-
-/*
- * tc_cvt_ldf - the binary32 at @p, which need not be 4-byte aligned (a
- * tr_encode source is the caller's buffer, any byte offset): a load
- * through a misaligned float * is undefined behaviour (UBSan's
- * "misaligned address", in the transposes' edges).
- */
-static inline float tc_cvt_ldf(const float *p)
-{
-	float v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 static inline float tc_cvt_affine1(float x, const struct tc_cvt_affine *a, float s)
 {

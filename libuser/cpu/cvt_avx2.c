@@ -324,7 +324,8 @@ AVX2_TR16_BYTES(u8, sat_u8, _mm256_packus_epi16)
 	for (size_t c_ = (r0) < (r1) ? (c0) : (c1); c_ < (c1); c_++)	\
 		for (size_t i_ = (r0); i_ < (r1); i_++)			\
 			tc_cvt_store(kind, d, (int64_t)(c_ * dld + i_),	\
-				     tc_cvt_affine1(tc_cvt_ldf(src + i_ * sld + c_), \
+				     tc_cvt_affine1(tc_cvt_load(TC_CVT_F32, src, \
+							    (int64_t)(i_ * sld + c_)), \
 						    a, scale[(ptrdiff_t)i_ * sst]))
 
 /*

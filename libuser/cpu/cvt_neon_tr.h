@@ -115,8 +115,9 @@ static inline void tc_neon_tr_edge(enum tc_cvt_kind kind, void *d, size_t dld,
 	for (size_t c = c0; c < c1; c++)
 		for (size_t r = r0; r < r1; r++)
 			tc_cvt_store(kind, d, (int64_t)(c * dld + r),
-				     tc_cvt_affine1(tc_cvt_ldf(src + r * sld + c), a,
-						    scale[(ptrdiff_t)r * sst]));
+				     tc_cvt_affine1(tc_cvt_load(TC_CVT_F32, src,
+								(int64_t)(r * sld + c)),
+						    a, scale[(ptrdiff_t)r * sst]));
 }
 
 /*
