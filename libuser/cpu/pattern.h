@@ -368,6 +368,13 @@ static inline void tc_line_none(char *dst, const char *line)
 	 (rows) >= TC_MT_BURST / (es) && !(((uintptr_t)(dst) | (dld)) & 63))
 
 /*
+ * TC_MT_WIDTH - the columns of the macro tile from column @c: whole
+ * register tiles of @n columns, up to TC_MT_COLS.
+ */
+#define TC_MT_WIDTH(cols, c, n)						\
+	((cols) - (c) < TC_MT_COLS ? ((cols) - (c)) / (n) * (n) : TC_MT_COLS)
+
+/*
  * Source rows @j0..@j1 of the macro tile at @nx, @w bytes each, towards
  * L2: a prefetch per line, the last one at the row's last byte (a row off
  * its lines ends in one more line), no address past the row.
@@ -395,14 +402,12 @@ fn(char *dst, size_t dld, const char *src, size_t sld, size_t rows,	\
 		size_t c0 = 0;						\
 									\
 		while (c0 + (n) <= cols) {				\
-			size_t mc = cols - c0 < TC_MT_COLS ?		\
-				    (cols - c0) / (n) * (n) : TC_MT_COLS; \
+			size_t mc = TC_MT_WIDTH(cols, c0, n);		\
 			/* the next macro tile: along these rows, or the next */ \
 			size_t nc = c0 + mc + (n) <= cols ? c0 + mc : 0; \
 			size_t nr = nc ? r0 : r0 + MR_;			\
 			size_t npr = nr < rr_ ? MR_ : 0;		\
-			size_t nw = (cols - nc < TC_MT_COLS ?		\
-				     (cols - nc) / (n) * (n) : TC_MT_COLS) * (es); \
+			size_t nw = TC_MT_WIDTH(cols, nc, n) * (es);	\
 			const char *nx = npr ? src + nr * sld + nc * (es) : src; \
 									\
 			for (size_t g = 0; g < MR_; g += (R))		\
