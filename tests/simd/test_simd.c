@@ -477,18 +477,21 @@ END_TEST
 /*
  * zN <-> nZ: fractals of B x B elements (B = 32 / es) contiguous on both
  * sides, the fractal grid transposed as well (the planner's descriptor);
- * 8- and 16-bit run the whole-fractal kernels, 32/64-bit the tiles.
+ * 8- and 16-bit run the whole-fractal kernels, 32/64-bit the tiles. The
+ * last grid is streamed (4 MiB and more for 8- and 16-bit) and goes in
+ * 4 KB destination bursts (pattern.c, TC_OUTER_RUN): blocks of 64 x 4-32
+ * fractals with partial ones along both dims.
  */
 START_TEST(test_fractal)
 {
 	const struct tc_cpu_backend *be = backend_or_skip(_i);
 	static const unsigned es_list[] = { 1, 2, 4, 8 };
-	static const __u32 grid[][2] = { { 1, 1 }, { 3, 5 }, { 7, 2 } };
+	static const __u32 grid[][2] = { { 1, 1 }, { 3, 5 }, { 7, 2 }, { 67, 131 } };
 
 	if (!be)
 		return;
 	for (size_t e = 0; e < 4; e++)
-		for (size_t g = 0; g < 3; g++)
+		for (size_t g = 0; g < 4; g++)
 			for (int dir = 0; dir < 2; dir++) {
 				unsigned es = es_list[e], B = 32 / es;
 				__u32 f1 = grid[g][0], f2 = grid[g][1];
