@@ -677,6 +677,55 @@ START_TEST(test_macro_nchw_nhwc)
 END_TEST
 
 /*
+ * NCHW -> NHWC of few channels, streamed: destination rows of 64-256
+ * bytes. Where a row is 128 or 256 bytes, packed and on its lines,
+ * the staged line groups (8- and 16-bit, 128 or 256 bytes) write it whole
+ * (TC_GROUPS); padded rows (v 1) and rows off their lines (v 2) keep
+ * 64-byte groups or plain tiles.
+ * Pixels with an edge (3141 = 64 x 49 + 5 for 16-bit) and without.
+ */
+START_TEST(test_group_rows)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4 };
+	static const __u32 row_bytes[] = { 64, 128, 192, 256 };
+	static const __u32 p_list[] = { 3141, 3136 };
+
+	if (!be)
+		return;
+	for (int t = 0; t < (quick() ? 1 : 2); t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t + 1));
+		for (size_t e = 0; e < 3; e++)
+			for (size_t b = 0; b < 4; b++)
+				for (size_t p = 0; p < 2; p++)
+					for (unsigned v = 0; v < 3; v++) {
+						unsigned es = es_list[e];
+						__u32 ch = row_bytes[b] / es - (v == 1), px = p_list[p];
+						__u32 pitch = row_bytes[b] / es;
+						__u32 n = (__u32)((4u << 20) / ((size_t)pitch * px * es)) + 1;
+						__u32 ext[3] = { px, ch, n };
+						struct drm_tilecopy_desc d = copy_desc(es, 3, ext);
+						char what[80];
+
+						if (quick() && (p == 1 || v == 2))
+							continue;
+						d.src_stride[0] = 1;
+						d.src_stride[1] = px;
+						d.src_stride[2] = (__u64)ch * px;
+						d.dst_stride[0] = pitch;
+						d.dst_stride[1] = 1;
+						d.dst_stride[2] = (__u64)pitch * px;
+						snprintf(what, sizeof(what),
+							 "group rows es=%u %ux%ux%u pitch %u v%u, %d thr",
+							 es, n, ch, px, pitch, v, t + 1);
+						check_descs(be, &d, 1, v == 2 ? es : 0, what);
+					}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/*
  * Short columns that continue at the source in another dim, as OIhw ->
  * OIhw16i16o (rows o0, columns hw continuing in i0, the batch i1 x o1):
  * staged through a buffer (tc_cols_point). Destinations [K][M][R] (runs
@@ -2167,6 +2216,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/staged", test_staged, 1);
 	ADD("/simd/macro-tiles/nhwc-nchw", test_macro_nhwc_nchw, 1);
 	ADD("/simd/macro-tiles/nchw-nhwc", test_macro_nchw_nhwc, 1);
+	ADD("/simd/group-rows", test_group_rows, 1);
 	ADD("/simd/small-stack", test_small_stack, 1);
 	ADD("/simd/fused-padding", test_fused_padding, 1);
 	ADD("/simd/fused-padding/planner", test_fused_planner, 1);
