@@ -71,14 +71,16 @@ AVX2_MT(2, 8)
 AVX2_MT(4, 4)
 AVX2_MT(8, 2)
 
+/*
+ * The rows from @r on in line groups and tiles: not inlined, so that the
+ * line groups' stage (up to 4 KiB) and the macro tiles' 32 KiB are never
+ * on the stack at once.
+ */
 #define AVX2_TR_NAMED(fn, es, n)					\
-static void fn(char *dst, size_t dld, const char *src,			\
-	       size_t sld, size_t rows, size_t cols, int nt)		\
+static __attribute__((noinline)) void					\
+fn##_rest(char *dst, size_t dld, const char *src, size_t sld,		\
+	  size_t rows, size_t cols, int nt, size_t r)			\
 {									\
-	size_t r = 0;							\
-									\
-	if (TC_MT_APPLIES(nt, dst, dld, rows, cols, es))		\
-		r = avx2_mt##es(dst, dld, src, sld, rows, cols);	\
 	TC_BLOCK_BAND_LINES(avx2_tile##es##_l2, avx2_tile##es##_l2_nt,	\
 		      2 * n, n, es, 32, tc_edge##es, (n) >= 8, avx2_line_nt) \
 	TC_BLOCK_BAND(avx2_tile##es##_l1, avx2_tile##es##_l1_nt,	\
@@ -86,6 +88,15 @@ static void fn(char *dst, size_t dld, const char *src,			\
 	if (r < rows)							\
 		tc_edge##es(dst + r * es, dld, src + r * sld, sld,	\
 			    rows - r, cols);				\
+}									\
+static void fn(char *dst, size_t dld, const char *src,			\
+	       size_t sld, size_t rows, size_t cols, int nt)		\
+{									\
+	size_t r = 0;							\
+									\
+	if (TC_MT_APPLIES(nt, dst, dld, rows, cols, es))		\
+		r = avx2_mt##es(dst, dld, src, sld, rows, cols);	\
+	fn##_rest(dst, dld, src, sld, rows, cols, nt, r);		\
 }
 #define AVX2_TR(es, n)	AVX2_TR_NAMED(avx2_tr##es, es, n)
 AVX2_TR_NAMED(avx2_tr1_band, 1, 16)

@@ -75,8 +75,12 @@
  */
 #define TC_OUTER_BP	64u
 #define TC_OUTER_BQ	4u
-/* Destination bursts where the points continue one another (below). */
-#define TC_OUTER_RUN	4096u
+/*
+ * Destination bursts where the points continue one another (below), from
+ * at most 8 source streams: 16 fractals 128 KB apart share an L1 set.
+ */
+#define TC_OUTER_RUN		4096u
+#define TC_OUTER_STREAMS	8u
 /* Ops writing less than this stay on one thread. */
 #define TC_THREAD_MIN	(256u << 10)
 /* How far after a FILL to look for the COPY it pads. */
@@ -341,10 +345,12 @@ static void tc_foreach(const struct tc_shape *s, unsigned skip,
  *
  * Where each point writes @run contiguous bytes (0: it does not) and the
  * other dim's points continue one another at the destination (zN -> nZ:
- * the fractals of a row of nZ), that dim goes fastest instead, in
- * groups of TC_OUTER_RUN bytes: the destination is written as 4 KB
- * bursts, from as many source streams, each advancing along the
- * sequential dim group after group. Streamed out 512 bytes at a time,
+ * the fractals of a row of nZ; any packed transpose whose outer dim
+ * continues at the destination), that dim goes fastest instead, in
+ * groups of at most TC_OUTER_RUN bytes (TC_OUTER_RUN / @run points, at
+ * most TC_OUTER_STREAMS): the destination is written in bursts of up to
+ * 4 KB, from as many source streams, each advancing along the sequential
+ * dim group after group. Streamed out 512 bytes at a time,
  * 128 KB apart, zN -> nZ f16 ran at 0.45-0.6x the streaming limit (AMD
  * EPYC Zen 3): the scattered non-temporal bursts, not the reads, cost.
  * 8 KB bursts (16 streams of fractals 128 KB apart, one L1 set) were
@@ -411,6 +417,8 @@ static void tc_foreach_blocked(const struct tc_shape *s, unsigned skip,
 	if (run && b.dsq == run && run <= TC_OUTER_RUN / 2) {
 		b.runs = 1;
 		b.bq = TC_OUTER_RUN / run;
+		if (b.bq > TC_OUTER_STREAMS)
+			b.bq = TC_OUTER_STREAMS;
 	}
 	tc_foreach(s, skip | (1u << p) | (1u << q), src, dst, tc_blk_point, &b);
 }
@@ -600,11 +608,16 @@ static void tc_fr_point(void *ctx, const char *src, char *dst)
 	c->k->fr_run(c->fr, dst, src, c->sld, c->cols, c->nt);
 }
 
+static unsigned tc_log2es(unsigned es)
+{
+	return es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3;
+}
+
 static void tc_fractal_point(void *ctx, const char *src, char *dst)
 {
 	const struct tc_tr_ctx *c = ctx;
 
-	c->k->fractal[c->es == 1 ? 0 : 1](dst, src, c->nt);
+	c->k->fractal[tc_log2es(c->es)](dst, src, c->nt);
 }
 
 static size_t tc_block_of(size_t n, unsigned es, size_t bytes)
@@ -617,11 +630,6 @@ static size_t tc_block_of(size_t n, unsigned es, size_t bytes)
 	if (n <= b + b / 2)
 		return n;
 	return b;
-}
-
-static unsigned tc_log2es(unsigned es)
-{
-	return es == 1 ? 0 : es == 2 ? 1 : es == 4 ? 2 : 3;
 }
 
 /*

@@ -281,11 +281,14 @@ static inline void tc_line_none(char *dst, const char *line)
 
 /*
  * Staged line groups cover a whole destination row where rows are 128 or
- * 256 bytes apart (NCHW -> NHWC of 64 16-bit channels: each row streamed
- * out in one piece, not as two lines written a band apart), and those
- * prefetch their source rows TC_GROUP_PREFETCH bytes ahead once per 64
- * bytes of columns: 64-128 rows, each read 16 bytes per tile, are more
- * streams than the hardware prefetchers follow. AMD EPYC Zen 3, NCHW ->
+ * 256 bytes apart and packed (NCHW -> NHWC of 64 16-bit channels: each
+ * row streamed out in one piece, not as two lines written a band apart;
+ * padded rows keep 64-byte groups), and those prefetch their source rows
+ * TC_GROUP_PREFETCH bytes ahead once per 64 bytes of columns: 64-256
+ * rows, each read 16 bytes per tile, are more streams than the hardware
+ * prefetchers follow. Into L1 (T0): a row's prefetched lines are read
+ * within the next 1 KB of columns, and the group's stage is 2-4 KB (the
+ * macro tiles prefetch towards L2 because their 32 KB stage fills L1). AMD EPYC Zen 3, NCHW ->
  * NHWC f16 32x64x56x56, one thread, builds alternated: 8.4-8.8 GB/s
  * before, 9.5-11.4 with whole rows, 13.8-14.3 with the prefetch too (256
  * bytes ahead: 11.7-12.3, 2 KB alike); u8 with 128 channels 7.4 -> 9.1.
@@ -305,7 +308,8 @@ static inline void tc_group_prefetch(const char *src, size_t sld, size_t n)
 
 /*
  * TC_GROUPS - line groups of @gb bytes per destination row (a constant:
- * 64, or a whole row of 128 or 256 bytes when staged) from row r on.
+ * 64, or a whole row of 128 or 256 bytes when staged) from row r on, in
+ * the caller's r, rows, cols, src, sld, dst, dld (TC_BLOCK_BAND_LINES).
  */
 #define TC_GROUPS(tile, tile_nt, R, n, es, vb, edge, stage, line_nt, gb) \
 	for (; r + ((gb) / (vb)) * (R) <= rows; r += ((gb) / (vb)) * (R)) { \
@@ -326,7 +330,7 @@ static inline void tc_group_prefetch(const char *src, size_t sld, size_t n)
 							st_ + (gb) * i_ + l_); \
 				continue;				\
 			}						\
-			for (size_t g_ = 0; g_ < 64 / (vb); g_++)	\
+			for (size_t g_ = 0; g_ < (gb) / (vb); g_++)	\
 				tile_nt(dst + c_ * dld + (r + g_ * (R)) * (es), \
 					dld, src + (r + g_ * (R)) * sld + c_ * (es), \
 					sld);					\
@@ -341,10 +345,12 @@ static inline void tc_group_prefetch(const char *src, size_t sld, size_t n)
 	TC_BLOCK_BAND_LINES(tile, tile_nt, R, n, es, vb, edge, 0, tc_line_none)
 #define TC_BLOCK_BAND_LINES(tile, tile_nt, R, n, es, vb, edge, stage, line_nt) \
 	if (nt && (vb) < 64 && !(((uintptr_t)(dst + r * (es)) | dld) & 63)) { \
-		if ((stage) && dld == 128)				\
+		if ((stage) && dld == 128) {				\
 			TC_GROUPS(tile, tile_nt, R, n, es, vb, edge, stage, line_nt, 128) \
-		if ((stage) && dld == 256)				\
+		}							\
+		if ((stage) && dld == 256) {				\
 			TC_GROUPS(tile, tile_nt, R, n, es, vb, edge, stage, line_nt, 256) \
+		}							\
 		TC_GROUPS(tile, tile_nt, R, n, es, vb, edge, stage, line_nt, 64) \
 	}								\
 	for (; r + (R) <= rows; r += (R)) {				\

@@ -512,6 +512,23 @@ START_TEST(test_fractal)
 					check_descs(be, &d, 1, mis, what);
 				}
 			}
+	/* B x B blocks with 32-byte rows on one side only: not fractals */
+	for (unsigned es = 1; es <= 2; es++)
+		for (unsigned p = 2; p <= 4; p++)
+			for (int dir = 0; dir < 2; dir++) {
+				unsigned B = 32 / es, P = p * B;
+				__u32 ext[3] = { B, B, 5 };
+				struct drm_tilecopy_desc d = copy_desc(es, 3, ext);
+				__u64 *in = dir ? d.dst_stride : d.src_stride;
+				__u64 *out = dir ? d.src_stride : d.dst_stride;
+				char what[64];
+
+				in[0] = 1, in[1] = B, in[2] = (__u64)B * B;
+				out[0] = P, out[1] = 1, out[2] = (__u64)P * B;
+				snprintf(what, sizeof(what), "one-sided es=%u pitch %u dir %d",
+					 es, P, dir);
+				check_descs(be, &d, 1, 0, what);
+			}
 }
 END_TEST
 
@@ -2054,7 +2071,7 @@ END_TEST
  * macro tiles (a 32 KiB stage) under the u8 squares (8 KiB) and under
  * staged short rows (16 KiB), staged short columns (16 KiB), a few-rows
  * program (16 KiB) and a typed converting plan. On AVX2 the deepest
- * (staged rows + macro tiles) peaks at about 60 KiB.
+ * (staged rows + macro tiles, u8 or f32) peaks at about 59 KiB.
  */
 #define TC_SMALL_STACK	(80u << 10)
 
@@ -2081,8 +2098,16 @@ static void *small_stack_run(void *arg)
 	static const __u64 rss[4] = { 64 * 64, 64, 1, 8 * 64 * 64 };
 	static const __u64 rds[4] = { 1, 8, 512, 512 * 64 };
 
+	/* the same in u8, rows of 256: its line groups' 4 KiB stage too */
+	__u32 r8ext[4] = { 8, 256, 64, 33 };
+	struct drm_tilecopy_desc r8 = copy_desc(1, 4, r8ext);
+	static const __u64 r8ss[4] = { 256 * 64, 64, 1, 8 * 256 * 64 };
+	static const __u64 r8ds[4] = { 1, 8, 2048, 2048 * 64 };
+
 	memcpy(r.src_stride, rss, sizeof(rss));
 	memcpy(r.dst_stride, rds, sizeof(rds));
+	memcpy(r8.src_stride, r8ss, sizeof(r8ss));
+	memcpy(r8.dst_stride, r8ds, sizeof(r8ds));
 
 	d.src_stride[0] = 1024;
 	d.src_stride[1] = 1;
@@ -2096,6 +2121,7 @@ static void *small_stack_run(void *arg)
 	check_descs(j->be, &f, 1, 0, "small stack: C = 3 image");
 	check_descs(j->be, &c, 1, 0, "small stack: staged columns");
 	check_descs(j->be, &r, 1, 0, "small stack: staged rows + macro tiles");
+	check_descs(j->be, &r8, 1, 0, "small stack: u8 staged rows + macro tiles");
 	check_typed_plan(j->be->name, &tp, tshape);
 	return NULL;
 }
