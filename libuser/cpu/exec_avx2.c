@@ -38,10 +38,11 @@ TC_DEFINE_TILE(avx2_tile1_l2_nt, __m256i, 16, LD2, NT2, _mm256_unpacklo_epi8, _m
 /*
  * The 8-bit tile again (32 rows x 16 bytes, rows i and 16 + i in one
  * register), for whole fractals (1 KB, contiguous): it pairs registers 1,
- * 2, 4 apart within each half of 8, then the halves, so at most 8 + 8
- * registers are live (AVX2 has 16). TC_TILE_BODY's order pairs registers
- * 8 apart first: every round has all 16 live plus two, and the tile
- * spills (~70 stack accesses each). In L2, zN -> nZ i8 256^2 47 -> 60
+ * 2, 4 apart within each half of 8, then the halves, so the first half's
+ * 8 results wait while the second half's 8 rows go through (AVX2 has 16
+ * registers). TC_TILE_BODY's order pairs registers 8 apart first: every
+ * round has all 16 live plus temporaries. Both spill; this one about 25
+ * stack accesses a tile against 70. In L2, zN -> nZ i8 256^2 47 -> 60
  * GB/s; 4096^2 0.67-0.71x -> 0.75-0.82x the limit (three alternated
  * runs). In the macro tiles (8000^2 u8) the tile above, whose 32 loads
  * all go first, stayed ahead (9.2-10.8 against 7.7-10.0 GB/s).

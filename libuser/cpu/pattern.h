@@ -287,9 +287,10 @@ static inline void tc_line_none(char *dst, const char *line)
  * TC_GROUP_PREFETCH bytes ahead once per 64 bytes of columns: 64-256
  * rows, each read 16 bytes per tile, are more streams than the hardware
  * prefetchers follow. Into L1 (T0): a row's prefetched lines are read
- * within the next 1 KB of columns, and the group's stage is 2-4 KB (the
- * macro tiles prefetch towards L2 because their 32 KB stage fills L1). AMD EPYC Zen 3, NCHW ->
- * NHWC f16 32x64x56x56, one thread, builds alternated: 8.4-8.8 GB/s
+ * within the next 1 KB of columns, and the group's stage is 1-4 KB (the
+ * macro tiles prefetch towards L2 because their 32 KB stage fills L1).
+ * AMD EPYC Zen 3, NCHW -> NHWC f16 32x64x56x56, one thread, builds
+ * alternated: 8.4-8.8 GB/s
  * before, 9.5-11.4 with whole rows, 13.8-14.3 with the prefetch too (256
  * bytes ahead: 11.7-12.3, 2 KB alike); u8 with 128 channels 7.4 -> 9.1.
  * The prefetch lost in 64-byte groups (transpose-8000-u8 12.2 -> 10.9)

@@ -479,7 +479,7 @@ END_TEST
  * sides, the fractal grid transposed as well (the planner's descriptor);
  * 8- and 16-bit run the whole-fractal kernels, 32/64-bit the tiles. The
  * last grid is streamed (4 MiB and more for 8- and 16-bit) and goes in
- * 4 KB destination bursts (pattern.c, TC_OUTER_RUN): blocks of 64 x 4-32
+ * 4 KB destination bursts (pattern.c, TC_OUTER_RUN): blocks of 64 x 4-8
  * fractals with partial ones along both dims.
  */
 START_TEST(test_fractal)
@@ -2098,7 +2098,7 @@ static void *small_stack_run(void *arg)
 	static const __u64 rss[4] = { 64 * 64, 64, 1, 8 * 64 * 64 };
 	static const __u64 rds[4] = { 1, 8, 512, 512 * 64 };
 
-	/* the same in u8, rows of 256: its line groups' 4 KiB stage too */
+	/* the same in u8 (rows of 256), the line groups' frame after it */
 	__u32 r8ext[4] = { 8, 256, 64, 33 };
 	struct drm_tilecopy_desc r8 = copy_desc(1, 4, r8ext);
 	static const __u64 r8ss[4] = { 256 * 64, 64, 1, 8 * 256 * 64 };
