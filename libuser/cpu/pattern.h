@@ -290,9 +290,9 @@ static inline void tc_line_none(char *dst, const char *line)
  * within the next 1 KB of columns, and the group's stage is 1-4 KB (the
  * macro tiles prefetch towards L2 because their 32 KB stage fills L1).
  * AMD EPYC Zen 3, NCHW -> NHWC f16 32x64x56x56, one thread, builds
- * alternated: 8.4-8.8 GB/s
- * before, 9.5-11.4 with whole rows, 13.8-14.3 with the prefetch too (256
- * bytes ahead: 11.7-12.3, 2 KB alike); u8 with 128 channels 7.4 -> 9.1.
+ * alternated: 8.4-8.8 GB/s before, 9.5-11.4 with whole rows, 13.8-14.3
+ * with the prefetch too (256 bytes ahead: 11.7-12.3, 2 KB alike); u8
+ * with 128 channels 7.4 -> 9.1.
  * The prefetch lost in 64-byte groups (transpose-8000-u8 12.2 -> 10.9)
  * and in the unstaged f32 ones (12.4-14.0 -> 11.5-12.1).
  */
