@@ -12,7 +12,12 @@
  *   bf16-int-nosat   bf16 -> s8/u8 without scale or zero point in the
  *                    jit:uni reorder skips the saturation step: NaN and
  *                    |x| >= 2^31 come out as INT32_MIN narrowed (-128 for
- *                    s8, 0 for u8);
+ *                    s8, 0 for u8). Where oneDNN's JIT targets AVX-512
+ *                    BF16 without AMX (AMD Zen 4/5) it does so with
+ *                    scales and zero points too, on the quantized value,
+ *                    in some layouts (nChw16c -> nhwc with scales along
+ *                    C): there either result is taken, the INT32_MIN one
+ *                    counted;
  *   s32-zp-wrap      s32 -> s32 with zero points only wraps around on
  *                    overflow, tilecopy saturates;
  *   pad-neg-zero     (layout changes) the jit:uni reorder into f32 fills
@@ -21,9 +26,10 @@
  *                    (which scale depends on the layout: OIhw16i16o's
  *                    padding stays +0, nChw16c's takes the per-tensor
  *                    scale's sign and, with scales along N, another
- *                    channel's). tilecopy's padding is zero bytes, in any
+ *                    channel's; on AVX-512 BF16 without AMX into bf16
+ *                    alike). tilecopy's padding is zero bytes, in any
  *                    plan. So a padding element of oneDNN's must be a
- *                    zero: +0, or -0 in f32 from jit:uni, counted.
+ *                    zero: +0, or -0 in f32 or bf16 from jit:uni, counted.
  *
  * Used by test_cvt_onednn.c (plain 2-D tensors) and test_reorder_onednn.c
  * (layouts and conversion together).
@@ -59,6 +65,7 @@ struct onednn_elem {
 	int32_t src_zp, dst_zp;
 	int per_channel;	/* scales per channel (then scale is this one's) */
 	int unit_scale;		/* per tensor and 1.0: no output scales */
+	uint32_t got;		/* oneDNN's bits for it */
 };
 
 static inline uint32_t onednn_load_bits(const void *p, size_t i, size_t es)
@@ -113,13 +120,16 @@ static inline uint32_t onednn_expect(const struct onednn_elem *e, const char *im
 	if ((e->sk == TC_CVT_BF16 || e->dk == TC_CVT_BF16) && !strcmp(impl, "simple:any"))
 		return onednn_ref(e, src, si, ours, why);
 	if (e->sk == TC_CVT_BF16 && (e->dk == TC_CVT_I8 || e->dk == TC_CVT_U8) &&
-	    no_quant && !strcmp(impl, "jit:uni")) {
+	    !strcmp(impl, "jit:uni")) {
 		float x = tc_cvt_bf16_to_f32((uint16_t)sbits);
-		uint32_t want = ours;
+		uint32_t want = ours, nosat = e->dk == TC_CVT_I8 ? 0x80 : 0x00;
 
+		if (!no_quant)	/* oneDNN's order: scale * (x - zp) + zp */
+			x = e->scale * (x - (float)e->src_zp) + (float)e->dst_zp;
 		/* CVTPS2DQ's INT32_MIN, then VPMOVSDB, or VPMAXSD 0 + VPMOVUSDB */
-		if (isnan(x) || x >= 2147483648.0f || x < -2147483648.0f)
-			want = e->dk == TC_CVT_I8 ? 0x80 : 0x00;
+		if ((isnan(x) || x >= 2147483648.0f || x < -2147483648.0f) &&
+		    (no_quant || e->got == nosat))
+			want = nosat;
 		if (want != ours)
 			*why = D_BF16_NOSAT;
 		return want;
@@ -142,7 +152,8 @@ static inline uint32_t onednn_expect_pad(enum tc_cvt_kind dk, const char *impl, 
 					 enum defect *why)
 {
 	*why = D_NONE;
-	if (dk == TC_CVT_F32 && !strcmp(impl, "jit:uni") && got == 0x80000000u) {
+	if (!strcmp(impl, "jit:uni") && ((dk == TC_CVT_F32 && got == 0x80000000u) ||
+					 (dk == TC_CVT_BF16 && got == 0x8000u))) {
 		*why = D_PAD_NEG_ZERO;
 		return got;
 	}

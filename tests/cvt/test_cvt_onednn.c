@@ -181,13 +181,14 @@ static float elem_scale(const struct ccase *c, size_t i)
 
 /* Element @i of @c as the model (onednn_model.h) takes it. */
 static uint32_t case_expect(const struct ccase *c, const char *impl, size_t i,
-			    uint32_t ours, enum defect *why)
+			    uint32_t ours, uint32_t got, enum defect *why)
 {
 	struct onednn_elem e = {
 		.sk = c->sk, .dk = c->dk, .scale = elem_scale(c, i),
 		.src_zp = c->cfg->src_zp, .dst_zp = c->cfg->dst_zp,
 		.per_channel = c->cfg->per_channel != 0,
 		.unit_scale = !c->cfg->per_channel && c->cfg->scale == 1.0f,
+		.got = got,
 	};
 
 	return onednn_expect(&e, impl, c->src, (int64_t)i, ours, why);
@@ -218,7 +219,7 @@ static void compare(const struct ccase *c, const char *impl, const void *ours,
 	for (size_t i = 0; i < n; i++) {
 		uint32_t o = load_bits(ours, i, es), r = load_bits(ref, i, es);
 		enum defect why;
-		uint32_t want = case_expect(c, impl, i, o, &why);
+		uint32_t want = case_expect(c, impl, i, o, r, &why);
 
 		if (why != D_NONE)
 			t->by_design[why]++;

@@ -276,7 +276,7 @@ static void compare(const struct rcase *r, const char *impl, const unsigned char
 		ck_assert(!tc_layout_crd2idx(&r->dst->layout, crd, &d));
 		e.scale = rcase_scale(r, crd);
 		o = onednn_load_bits(ours, (size_t)d, es);
-		got = onednn_load_bits(ref, (size_t)d, es);
+		e.got = got = onednn_load_bits(ref, (size_t)d, es);
 		want = onednn_expect(&e, impl, src, so, o, &why);
 		if (why != D_NONE)
 			t->by_design[why]++;
