@@ -5,7 +5,10 @@
  * 16-byte lanes stacked over rows (64x16 bytes, 32x8 16-bit, 16x4 32-bit,
  * 8x2 64-bit tiles), so every destination row of a tile is one 64-byte
  * store; narrower blocks use two lanes, then one. Edges are the same tiles
- * with masked loads and stores, never an element loop. Whole zN/nZ
+ * with masked loads and stores, never an element loop. Streamed
+ * transposes into many destination rows 1 KiB or more apart go in macro
+ * tiles (TC_DEFINE_MACRO_TILES: four-lane tiles into a 32 KB stage, bursts
+ * of 4 lines per row). Whole zN/nZ
  * fractals (16x16 16-bit, 32x32 8-bit) are transposed in registers from
  * 64-byte loads; with VBMI, transposes of few rows (a C = 3 image to
  * NHWC) run a permute program. Shape analysis is in pattern.c.
@@ -142,15 +145,61 @@ AVX512_TILE_M(avx512_tm2_l1, __m128i, 8, 2, LDM1, STM1, _mm_unpacklo_epi16, _mm_
 AVX512_TILE_M(avx512_tm4_l1, __m128i, 4, 4, LDM1, STM1, _mm_unpacklo_epi32, _mm_unpackhi_epi32)
 AVX512_TILE_M(avx512_tm8_l1, __m128i, 2, 8, LDM1, STM1, _mm_unpacklo_epi64, _mm_unpackhi_epi64)
 
+/* One 64-byte line from an aligned stage, streamed. */
+static inline void avx512_line_nt(char *dst, const char *line)
+{
+	_mm512_stream_si512((void *)dst, _mm512_load_si512((const void *)line));
+}
+
+/* Towards L2 (T1: AMD's L2, Intel's L2 and L3); the stage holds L1. */
+static inline void avx512_prefetch_l2(const char *p)
+{
+	_mm_prefetch(p, _MM_HINT_T1);
+}
+
 /*
- * Bands of 4, 2 and 1 lanes (their column edges masked), then the last
- * rows (fewer than one lane's n) as masked one-lane tiles.
+ * A macro tile's last columns (fewer than a tile's n): masked four-lane
+ * tiles down its rows, a multiple of 4 n.
+ */
+#define AVX512_MT_EDGE(es, n)						\
+static void avx512_mt_edge##es(char *dst, size_t dld, const char *src,	\
+			       size_t sld, size_t rows, size_t cols)	\
+{									\
+	for (size_t r_ = 0; r_ < rows; r_ += 4 * (n))			\
+		avx512_tm##es##_l4(dst + r_ * (es), dld, src + r_ * sld, sld, \
+				   rows - r_ < 4 * (n) ? rows - r_ : 4 * (n), cols); \
+}
+
+/*
+ * Macro tiles (TC_DEFINE_MACRO_TILES): four-lane tiles write 64 bytes of
+ * a destination row, a line, so a burst is 4 tiles stacked over rows.
+ * Without them, streamed transposes into rows 1 KiB or more apart wrote
+ * one line into each of many rows in turn (4096^2 f32: see
+ * docs/performance.md, "AVX-512 macro tiles").
+ */
+#define AVX512_MT(es, n)						\
+	AVX512_MT_EDGE(es, n)						\
+	TC_DEFINE_MACRO_TILES(avx512_mt##es, avx512_tile##es##_l4, 4 * (n), n, \
+			      es, 64, avx512_mt_edge##es, avx512_line_nt, \
+			      avx512_prefetch_l2)
+AVX512_MT(1, 16)
+AVX512_MT(2, 8)
+AVX512_MT(4, 4)
+AVX512_MT(8, 2)
+
+/*
+ * Macro tiles where they apply, then bands of 4, 2 and 1 lanes (their
+ * column edges masked), then the last rows (fewer than one lane's n) as
+ * masked one-lane tiles.
  */
 #define AVX512_TR(es, n)						\
 static void avx512_tr##es(char *dst, size_t dld, const char *src,	\
 			  size_t sld, size_t rows, size_t cols, int nt)	\
 {									\
 	size_t r = 0;							\
+									\
+	if (TC_MT_APPLIES(nt, dst, dld, rows, cols, es))		\
+		r = avx512_mt##es(dst, dld, src, sld, rows, cols);	\
 	TC_BLOCK_BAND(avx512_tile##es##_l4, avx512_tile##es##_l4_nt,	\
 		      4 * n, n, es, 64, avx512_tm##es##_l4)		\
 	TC_BLOCK_BAND(avx512_tile##es##_l2, avx512_tile##es##_l2_nt,	\
