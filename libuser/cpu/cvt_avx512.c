@@ -264,6 +264,111 @@ static void avx512_affine(float *dst, const float *src, size_t n,
 	}
 }
 
+/* ---- transposes fused with an encoding ------------------------------------ */
+
+/*
+ * 16 rows of 16 binary32 in @x, their 16 columns out in @o (o[c] = column
+ * c): pairs of rows interleaved, then quads (u[4i + j], lane k: column
+ * 4k + j of rows 4i..4i + 3), then the lanes gathered in two rounds of
+ * 128-bit shuffles.
+ */
+static inline __attribute__((always_inline)) void tr16x16(__m512 o[16], const __m512 x[16])
+{
+	__m512 t[16], u[16];
+
+#pragma GCC unroll 8
+	for (int i = 0; i < 8; i++) {
+		t[2 * i] = _mm512_unpacklo_ps(x[2 * i], x[2 * i + 1]);
+		t[2 * i + 1] = _mm512_unpackhi_ps(x[2 * i], x[2 * i + 1]);
+	}
+#pragma GCC unroll 4
+	for (int i = 0; i < 4; i++) {
+		u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0x44);
+		u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], 0xee);
+		u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0x44);
+		u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], 0xee);
+	}
+#pragma GCC unroll 4
+	for (int j = 0; j < 4; j++) {
+		__m512 v0 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0x88);
+		__m512 v1 = _mm512_shuffle_f32x4(u[j], u[4 + j], 0xdd);
+		__m512 w0 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0x88);
+		__m512 w1 = _mm512_shuffle_f32x4(u[8 + j], u[12 + j], 0xdd);
+
+		o[j] = _mm512_shuffle_f32x4(v0, w0, 0x88);
+		o[8 + j] = _mm512_shuffle_f32x4(v0, w0, 0xdd);
+		o[4 + j] = _mm512_shuffle_f32x4(v1, w1, 0x88);
+		o[12 + j] = _mm512_shuffle_f32x4(v1, w1, 0xdd);
+	}
+}
+
+/*
+ * One tile: the first @nr rows (others zero, not read) of @kc columns from
+ * @src, transposed into @o. Inlined with constants for whole tiles.
+ */
+static inline __attribute__((always_inline)) void
+tr_tile16(__m512 o[16], const float *src, size_t sld, size_t nr, __mmask16 kc)
+{
+	__m512 x[16];
+
+#pragma GCC unroll 16
+	for (size_t i = 0; i < 16; i++)
+		x[i] = i < nr ? _mm512_maskz_loadu_ps(kc, src + i * sld) : _mm512_setzero_ps();
+	tr16x16(o, x);
+}
+
+/*
+ * The fused transpose (tc_cvt_tr_encode_fn) on 16 x 16 tiles, bands of 16
+ * source rows swept across the columns (16 sequential source streams; each
+ * destination row gets 16 elements a band: 32 bytes of f16 or bf16, 16 of
+ * i8). The f32 steps run on the transposed columns, whose lanes are
+ * the rows: one scale vector a band. Edges are the same tiles, masked
+ * (AVX2's 8 x 8 tiles, which this replaces here, did them element by
+ * element).
+ */
+#define AVX512_TR_ENCODER(name, st, attr, es)				\
+attr static void tc_cvt_avx512_tr_##name(void *dst, size_t dld, const float *src, \
+					  size_t sld, size_t rows, size_t cols, \
+					  const struct tc_cvt_affine *a, \
+					  const float *scale, ptrdiff_t sst) \
+{									\
+	const unsigned int ops = a->ops;				\
+	const __m512 zs = _mm512_set1_ps(a->src_zp), zd = _mm512_set1_ps(a->dst_zp); \
+	char *d = dst;							\
+	__m512 o[16];							\
+									\
+	for (size_t r = 0; r < rows; r += 16) {				\
+		size_t nr = rows - r < 16 ? rows - r : 16, c = 0;	\
+		__mmask16 kr = tail_mask16(nr);				\
+		__m512 s = sst ? _mm512_maskz_loadu_ps(kr, scale + r) :	\
+				 _mm512_set1_ps(scale[0]);		\
+		const float *sr = src + r * sld;			\
+		char *dr = d + r * (es);				\
+									\
+		if (nr == 16)						\
+			for (; c + 16 <= cols; c += 16) {		\
+				tr_tile16(o, sr + c, sld, 16, 0xffff);	\
+				_Pragma("GCC unroll 16")		\
+				for (size_t i = 0; i < 16; i++)		\
+					st(dr + (c + i) * dld * (es), 0xffff, \
+					   affine16(o[i], ops, zs, s, zd)); \
+			}						\
+		for (; c < cols; c += 16) {				\
+			size_t nc = cols - c < 16 ? cols - c : 16;	\
+									\
+			tr_tile16(o, sr + c, sld, nr, tail_mask16(nc));	\
+			for (size_t i = 0; i < nc; i++)			\
+				st(dr + (c + i) * dld * (es), kr,	\
+				   affine16(o[i], ops, zs, s, zd));	\
+		}							\
+	}								\
+}
+AVX512_TR_ENCODER(f16, st_f16, , 2)
+AVX512_TR_ENCODER(bf16, st_bf16, , 2)
+AVX512_TR_ENCODER(bf16_hw, st_bf16_hw, __attribute__((target("avx512bf16"))), 2)
+AVX512_TR_ENCODER(i8, st_i8, , 1)
+AVX512_TR_ENCODER(u8, st_u8, , 1)
+
 static int avx512_available(void)
 {
 	return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
@@ -275,7 +380,7 @@ static int avx512bf16_available(void)
 	return avx512_available() && __builtin_cpu_supports("avx512bf16");
 }
 
-#define AVX512_SET(set_name, avail, bf16_encoder)			\
+#define AVX512_SET(set_name, avail, bf16_encoder, bf16_tr)			\
 	{								\
 		.name = set_name,					\
 		.available = avail,					\
@@ -299,16 +404,17 @@ static int avx512bf16_available(void)
 		},							\
 		.affine = avx512_affine,				\
 		.tr_encode = {						\
-			[TC_CVT_F16] = tc_cvt_avx2_tr_f16,		\
-			[TC_CVT_BF16] = tc_cvt_avx2_tr_bf16,		\
-			[TC_CVT_I8] = tc_cvt_avx2_tr_i8,		\
-			[TC_CVT_U8] = tc_cvt_avx2_tr_u8,		\
+			[TC_CVT_F16] = tc_cvt_avx512_tr_f16,		\
+			[TC_CVT_BF16] = bf16_tr,			\
+			[TC_CVT_I8] = tc_cvt_avx512_tr_i8,		\
+			[TC_CVT_U8] = tc_cvt_avx512_tr_u8,		\
 		},							\
 	}
 
 const struct tc_cvt_kernels tc_cvt_avx512 =
-	AVX512_SET("avx512", avx512_available, avx512_encode_bf16);
+	AVX512_SET("avx512", avx512_available, avx512_encode_bf16, tc_cvt_avx512_tr_bf16);
 const struct tc_cvt_kernels tc_cvt_avx512bf16 =
-	AVX512_SET("avx512bf16", avx512bf16_available, avx512_encode_bf16_hw);
+	AVX512_SET("avx512bf16", avx512bf16_available, avx512_encode_bf16_hw,
+		   tc_cvt_avx512_tr_bf16_hw);
 
 #endif /* __x86_64__ */
