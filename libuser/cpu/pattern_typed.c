@@ -367,23 +367,35 @@ static void tc_pack4(unsigned char *dst, int64_t e, const unsigned char *in, siz
 }
 
 /*
- * @n bytes' nibbles at @shift (0: the low ones, 4: the high ones) packed
- * into @n / 2 bytes at @out, @n even.
+ * @n bytes (@n even) split by nibble: the low nibbles packed into @n / 2
+ * bytes at @lo, the high ones at @hi. 32 bytes a step as 16 words w, in
+ * GCC vectors (SSE2 or NEON, whichever the target has): the low byte of
+ * lo is w's bits 0-3 and 8-11, of hi bits 4-7 and 12-15. Twice the
+ * SWAR version's bytes a step and one pass for both: NCHW -> NCHW64 i4,
+ * 32x64x56x56, spent 62% of its time in the two SWAR passes.
  */
-static void tc_pack_half(unsigned char *out, const unsigned char *in, size_t n, int shift)
+typedef uint16_t tc_u16x16 __attribute__((vector_size(32)));
+typedef uint8_t tc_u8x16 __attribute__((vector_size(16)));
+
+static void tc_pack_split(unsigned char *lo, unsigned char *hi, const unsigned char *in,
+			  size_t n)
 {
 	size_t i = 0;
 
-	for (; i + 8 <= n; i += 8, out += 4) {
-		uint64_t x;
-		uint32_t v;
+	for (; i + 32 <= n; i += 32, lo += 16, hi += 16) {
+		tc_u16x16 w;
+		tc_u8x16 l, h;
 
-		memcpy(&x, in + i, 8);
-		v = tc_gather8(x >> shift);
-		memcpy(out, &v, 4);
+		memcpy(&w, in + i, sizeof(w));
+		l = __builtin_convertvector((w & 0x0f) | ((w >> 4) & 0xf0), tc_u8x16);
+		h = __builtin_convertvector(((w >> 4) & 0x0f) | ((w >> 8) & 0xf0), tc_u8x16);
+		memcpy(lo, &l, sizeof(l));
+		memcpy(hi, &h, sizeof(h));
 	}
-	for (; i < n; i += 2)
-		*out++ = (unsigned char)(((in[i] >> shift) & 0x0f) | ((in[i + 1] >> shift) & 0x0f) << 4);
+	for (; i < n; i += 2) {
+		*lo++ = (unsigned char)((in[i] & 0x0f) | (in[i + 1] & 0x0f) << 4);
+		*hi++ = (unsigned char)((in[i] >> 4) | (in[i + 1] & 0xf0));
+	}
 }
 
 /*
@@ -407,8 +419,8 @@ static int tc_tile_pairs(const struct tc_top *t, int64_t so, int64_t dso, size_t
 	for (size_t q = 0; q < nr / 2; q++) {
 		const unsigned char *row = (const unsigned char *)stage + q * nc;
 
-		tc_pack_half(d + (dso + (int64_t)(2 * q) * a->ds) / 2, row, nc, 0);
-		tc_pack_half(d + (dso + (int64_t)(2 * q + 1) * a->ds) / 2, row, nc, 4);
+		tc_pack_split(d + (dso + (int64_t)(2 * q) * a->ds) / 2,
+			      d + (dso + (int64_t)(2 * q + 1) * a->ds) / 2, row, nc);
 	}
 	return 1;
 }

@@ -2052,8 +2052,10 @@ START_TEST(test_typed_plans)
 		{ "NC1HWC0", "NCHW", TILECOPY_DT_F16, TILECOPY_DT_I8, 3 },
 		{ "CHWN", "nChw8c", TILECOPY_DT_BF16, TILECOPY_DT_U8, 2 },
 	};
+	/* the last: 4-bit pixel pairs split 32 bytes a step (tc_pack_split), and a tail */
 	static const int64_t shapes[][4] = {
 		{ 2, 37, 5, 7 }, { 1, 3, 4, 5 }, { 3, 64, 3, 17 }, { 2, 16, 4, 6 },
+		{ 2, 104, 4, 6 },
 	};
 
 	if (!be)
