@@ -106,8 +106,9 @@ typedef void tc_cvt_affine_fn(float *dst, const float *src, size_t n,
 /*
  * A transpose fused with a conversion from binary32 (a dtype-converting
  * NCHW -> NHWC): element (r, c) of a @rows x @cols block of binary32, read
- * at src + r * sld + c (@src of any alignment: edges load with
- * tc_cvt_load, never through a misaligned float *), goes through
+ * at src + r * sld + c (@src of any alignment, so only unaligned or masked
+ * vector loads or tc_cvt_load, never a plain float dereference; nothing
+ * past the block is read), goes through
  * the steps of @a with the scale scale[r * scale_stride] (0: one scale;
  * 1: one a row, the channel of an NHWC destination) and is encoded to
  * element c * dld + r of @dst (a byte-sized kind). The bits are

@@ -174,8 +174,8 @@ static void avx512_mt_edge##es(char *dst, size_t dld, const char *src,	\
  * Macro tiles (TC_DEFINE_MACRO_TILES): four-lane tiles write 64 bytes of
  * a destination row, a line, so a burst is 4 tiles stacked over rows.
  * Without them, streamed transposes into rows 1 KiB or more apart wrote
- * one line into each of many rows in turn (4096^2 f32: see
- * docs/performance.md, "AVX-512 macro tiles").
+ * one line into each of many rows in turn (4096^2 f32 0.27x -> 0.60x the
+ * limit on AMD Zen 5; docs/performance.md, "Macro tiles").
  */
 #define AVX512_MT(es, n)						\
 	AVX512_MT_EDGE(es, n)						\

@@ -374,6 +374,8 @@ static void tc_pack4(unsigned char *dst, int64_t e, const unsigned char *in, siz
  * SWAR version's bytes a step and one pass for both: NCHW -> NCHW64 i4,
  * 32x64x56x56, spent 62% of its time in the two SWAR passes.
  */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	       "a word's low byte is the even element's");
 typedef uint16_t tc_u16x16 __attribute__((vector_size(32)));
 typedef uint8_t tc_u8x16 __attribute__((vector_size(16)));
 

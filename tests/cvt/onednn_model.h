@@ -14,10 +14,11 @@
  *                    |x| >= 2^31 come out as INT32_MIN narrowed (-128 for
  *                    s8, 0 for u8). Where oneDNN's JIT targets AVX-512
  *                    BF16 without AMX (AMD Zen 4/5) it does so with
- *                    scales and zero points too, on the quantized value,
- *                    in some layouts (nChw16c -> nhwc with scales along
- *                    C): there either result is taken, the INT32_MIN one
- *                    counted;
+ *                    per-channel scales too, on the quantized value, in
+ *                    some layouts (nChw16c -> nhwc with scales along C):
+ *                    there either result is taken, the INT32_MIN one
+ *                    counted. Where oneDNN's is INT32_MIN, tilecopy's
+ *                    must be the saturated value;
  *   s32-zp-wrap      s32 -> s32 with zero points only wraps around on
  *                    overflow, tilecopy saturates;
  *   pad-neg-zero     (layout changes) the jit:uni reorder into f32 fills
@@ -126,10 +127,21 @@ static inline uint32_t onednn_expect(const struct onednn_elem *e, const char *im
 
 		if (!no_quant)	/* oneDNN's order: scale * (x - zp) + zp */
 			x = e->scale * (x - (float)e->src_zp) + (float)e->dst_zp;
-		/* CVTPS2DQ's INT32_MIN, then VPMOVSDB, or VPMAXSD 0 + VPMOVUSDB */
+		/*
+		 * CVTPS2DQ's INT32_MIN, then VPMOVSDB, or VPMAXSD 0 + VPMOVUSDB.
+		 * With scales only per channel, and only where oneDNN gave it;
+		 * ours must then still be the saturated value (else it is
+		 * returned and compared with oneDNN's).
+		 */
 		if ((isnan(x) || x >= 2147483648.0f || x < -2147483648.0f) &&
-		    (no_quant || e->got == nosat))
+		    (no_quant || (e->per_channel && e->got == nosat))) {
+			unsigned char sat[1];
+
+			tc_cvt_store(e->dk, sat, 0, x);
+			if (ours != sat[0])
+				return ours;
 			want = nosat;
+		}
 		if (want != ours)
 			*why = D_BF16_NOSAT;
 		return want;

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1791,14 +1792,39 @@ static const uint32_t tr_special[] = {
 };
 
 /* @n binary32: noise (0), quarter steps (1), quarter steps and a third specials (2). */
-static void tr_fill_src(float *s, size_t n, int how)
+static void tr_fill_src(unsigned char *s, size_t n, int how)
 {
-	fill_noise((unsigned char *)s, n * 4, rnd());
+	fill_noise(s, n * 4, rnd());
 	if (how)
-		fill_values((unsigned char *)s, n * 4);
+		fill_values(s, n * 4);
 	for (size_t i = 0; how == 2 && i < n; i++)
 		if (rnd_below(3) == 0)
-			memcpy(&s[i], &tr_special[rnd_below(sizeof(tr_special) / 4)], 4);
+			memcpy(s + 4 * i, &tr_special[rnd_below(sizeof(tr_special) / 4)], 4);
+}
+
+/*
+ * @bytes whose last byte is the last before an inaccessible page: a load
+ * past the end (an edge's mask dropped) faults. Free with guard_free().
+ */
+struct guarded {
+	char *map;
+	size_t len;
+};
+
+static void *guard_alloc(struct guarded *g, size_t bytes)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), data = (bytes + pg - 1) / pg * pg;
+
+	g->len = data + pg;
+	g->map = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(g->map != MAP_FAILED);
+	ck_assert(!mprotect(g->map + data, pg, PROT_NONE));
+	return g->map + data - bytes;
+}
+
+static void guard_free(struct guarded *g)
+{
+	munmap(g->map, g->len);
 }
 
 /*
@@ -1814,15 +1840,20 @@ static void check_tr_encode(const struct tc_cvt_kernels *k, enum tc_cvt_kind kin
 	static const int32_t zps[] = { 0, 1, -3, 7, 128, -100000, 1 << 25 };
 	size_t sld = cols + rnd_below(6), dld = rows + (rnd_below(2) ? 3 : 0);
 	size_t es = tc_cvt_kind_bits(kind) / 8, dsz = ((cols - 1) * dld + rows) * es + 64;
-	float *sbuf = malloc((rows * sld + 4) * 4), *scales = malloc(rows * 4), *src;
+	/* the source's last row and the scales end at a guard page */
+	size_t sbytes = ((rows - 1) * sld + cols) * 4 + (mis & 3);
+	struct guarded gs, gc;
+	char *sbuf = guard_alloc(&gs, sbytes);
+	float *scales = guard_alloc(&gc, rows * 4), *src;
 	unsigned char *ref = malloc(dsz + 8), *out = malloc(dsz + 8);
 	struct tc_cvt_quant qu = { .scales = scales, .nscales = q == 2 || q == 4 ? rows : 1 };
 	const char *why = NULL;
 	struct tc_cvt cv;
 
-	ck_assert(sbuf && scales && ref && out);
-	src = sbuf + (mis & 3);
-	tr_fill_src(src, rows * sld, how);
+	ck_assert(ref && out);
+	/* misaligned by @mis & 3 bytes: tr_encode takes a source of any alignment */
+	src = (float *)(void *)(sbuf + (mis & 3));
+	tr_fill_src((unsigned char *)sbuf + (mis & 3), (rows - 1) * sld + cols, how);
 	fill_scales(scales, rows);
 	if (q >= 3) {
 		qu.src_zp = zps[rnd_below(7)];
@@ -1848,8 +1879,8 @@ static void check_tr_encode(const struct tc_cvt_kernels *k, enum tc_cvt_kind kin
 			     k->name, tc_cvt_kind_name(kind), rows, cols, dld, sld, q, how, mis,
 			     i, ((ptrdiff_t)i - (ptrdiff_t)mis) / (ptrdiff_t)es, out[i], ref[i]);
 	}
-	free(sbuf);
-	free(scales);
+	guard_free(&gs);
+	guard_free(&gc);
 	free(ref);
 	free(out);
 }
