@@ -279,10 +279,6 @@ extern const struct tc_cvt_kernels tc_cvt_avx512bf16;
  * Callers also check "avx2" or "avx512f", which covers the OS saving YMM.
  */
 int tc_cvt_cpu_has_f16c(void);
-/* cvt_avx2.c: 8 x 8 register transposes encoding to f16, bf16, i8, u8;
- * the AVX-512 sets take them too (every AVX-512 CPU has AVX2 and F16C). */
-tc_cvt_tr_encode_fn tc_cvt_avx2_tr_f16, tc_cvt_avx2_tr_bf16, tc_cvt_avx2_tr_i8,
-		    tc_cvt_avx2_tr_u8;
 #endif
 #if defined(__aarch64__)
 extern const struct tc_cvt_kernels tc_cvt_neon;

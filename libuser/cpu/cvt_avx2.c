@@ -380,9 +380,9 @@ AVX2_TR8(u8, 1)
  * until the block is done. Edges element by element.
  */
 #define AVX2_TR_ENCODER(name, kind, band16)				\
-void tc_cvt_avx2_tr_##name(void *dst, size_t dld, const float *src, size_t sld, \
-			   size_t rows, size_t cols, const struct tc_cvt_affine *a, \
-			   const float *scale, ptrdiff_t sst)		\
+static void tc_cvt_avx2_tr_##name(void *dst, size_t dld, const float *src, size_t sld, \
+				  size_t rows, size_t cols, const struct tc_cvt_affine *a, \
+				  const float *scale, ptrdiff_t sst)	\
 {									\
 	char *d = dst;							\
 	size_t c, r = 0;						\

@@ -114,15 +114,9 @@ static inline void avx2_line_nt(char *dst, const char *line)
 			    _mm256_load_si256((const __m256i *)(line + 32)));
 }
 
-/* Towards L2 (T1: AMD's L2, Intel's L2 and L3); the stage holds L1. */
-static inline void avx2_prefetch_l2(const char *p)
-{
-	_mm_prefetch(p, _MM_HINT_T1);
-}
-
 #define AVX2_MT(es, n, tile)						\
 	TC_DEFINE_MACRO_TILES(avx2_mt##es, tile, 2 * (n), n, es,	\
-			      32, tc_edge##es, avx2_line_nt, avx2_prefetch_l2)
+			      32, tc_edge##es, avx2_line_nt, tc_prefetch_l2)
 AVX2_MT(1, 16, avx2_tile1_l2)
 AVX2_MT(2, 8, avx2_tile2_l2)
 AVX2_MT(4, 4, avx2_tile4_l2)

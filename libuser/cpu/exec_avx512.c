@@ -151,12 +151,6 @@ static inline void avx512_line_nt(char *dst, const char *line)
 	_mm512_stream_si512((void *)dst, _mm512_load_si512((const void *)line));
 }
 
-/* Towards L2 (T1: AMD's L2, Intel's L2 and L3); the stage holds L1. */
-static inline void avx512_prefetch_l2(const char *p)
-{
-	_mm_prefetch(p, _MM_HINT_T1);
-}
-
 /*
  * A macro tile's last columns (fewer than a tile's n): masked four-lane
  * tiles down its rows, a multiple of 4 n.
@@ -181,7 +175,7 @@ static void avx512_mt_edge##es(char *dst, size_t dld, const char *src,	\
 	AVX512_MT_EDGE(es, n)						\
 	TC_DEFINE_MACRO_TILES(avx512_mt##es, avx512_tile##es##_l4, 4 * (n), n, \
 			      es, 64, avx512_mt_edge##es, avx512_line_nt, \
-			      avx512_prefetch_l2)
+			      tc_prefetch_l2)
 AVX512_MT(1, 16)
 AVX512_MT(2, 8)
 AVX512_MT(4, 4)

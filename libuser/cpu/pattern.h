@@ -432,6 +432,15 @@ static inline void tc_group_prefetch(const char *src, size_t sld, size_t n)
 		prefetch((nx) + j_ * (sld) + (w) - 1);			\
 	}
 
+/*
+ * A macro tile's @prefetch of x86 executors: towards L2 (locality 2 is
+ * prefetcht1: AMD's L2, Intel's L2 and L3); the stage holds L1.
+ */
+static inline void tc_prefetch_l2(const char *p)
+{
+	__builtin_prefetch((const void *)p, 0, 2);
+}
+
 #define TC_DEFINE_MACRO_TILES(fn, tile, R, n, es, vb, edge, line_nt, prefetch) \
 /* not inlined: the stage is on the stack only while macro tiles run */ \
 static __attribute__((noinline)) size_t					\
