@@ -249,10 +249,14 @@ static inline void tilecopy_t64x4(const uint8_t *const *in, __m256i *o)
     o[3] = _mm256_permute2x128_si256(t1, t3, 0x31);
 }
 
-/* 64-bit elements, AVX2: 8 rows x 4 columns, two 4x4 transposes. */
-__attribute__((target("avx2")))
-static void tilecopy_block64_avx2(uint8_t *const *drow, size_t off,
-                                  const uint8_t *const *in)
+/*
+ * 64-bit elements, AVX2: 8 rows x 4 columns, two 4x4 transposes, column k
+ * to row @drow[k] at @off: streamed (@nt, a constant), or cached (the
+ * macro tiles' stage).
+ */
+__attribute__((target("avx2"), always_inline))
+static inline void tilecopy_lines64(uint8_t *const *drow, size_t off,
+                                    const uint8_t *const *in, bool nt)
 {
     __m256i lo[4], hi[4];
     unsigned k;
@@ -262,9 +266,21 @@ static void tilecopy_block64_avx2(uint8_t *const *drow, size_t off,
     for (k = 0; k < 4; k++) {
         __m256i *o = (__m256i *)(drow[k] + off);
 
-        _mm256_stream_si256(o, lo[k]);
-        _mm256_stream_si256(o + 1, hi[k]);
+        if (nt) {
+            _mm256_stream_si256(o, lo[k]);
+            _mm256_stream_si256(o + 1, hi[k]);
+        } else {
+            _mm256_storeu_si256(o, lo[k]);
+            _mm256_storeu_si256(o + 1, hi[k]);
+        }
     }
+}
+
+__attribute__((target("avx2")))
+static void tilecopy_block64_avx2(uint8_t *const *drow, size_t off,
+                                  const uint8_t *const *in)
+{
+    tilecopy_lines64(drow, off, in, true);
 }
 
 /* 32-bit elements, AVX2: 16 rows x 8 columns, two 8x8 transposes. */
@@ -408,6 +424,36 @@ static void tilecopy_block8_avx2(uint8_t *const *drow, size_t off,
     }
 }
 
+/*
+ * The macro tiles' stage tile (below) of 8-byte elements: 8 source rows
+ * in[0..7], each at the tile's first column, by 4 columns, transposed into
+ * the stage: column k's 8 elements (one line) at st + k * @ld, with cached
+ * stores.
+ */
+__attribute__((target("avx2")))
+static void tilecopy_stage64_avx2(uint8_t *st, size_t ld,
+                                  const uint8_t *const *in)
+{
+    uint8_t *const col[4] = { st, st + ld, st + 2 * ld, st + 3 * ld };
+
+    tilecopy_lines64(col, 0, in, false);
+}
+
+/*
+ * A macro tile's stage rows out: @n bytes (whole 64-byte lines) from
+ * @src to the aligned @dst in streaming stores, lines back to back.
+ */
+__attribute__((target("avx2")))
+static void tilecopy_stream_run(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i += 32) {
+        _mm256_stream_si256((__m256i *)(dst + i),
+                            _mm256_loadu_si256((const __m256i *)(src + i)));
+    }
+}
+
 /* Stream @count lines of four 16-byte parts, each line's stores together. */
 static void tilecopy_stream_lines(uint8_t *const *drow, size_t off,
                                   __m128i (*line)[4], unsigned count)
@@ -471,11 +517,19 @@ static void tilecopy_block32_sse2(uint8_t *const *drow, size_t off,
 
 typedef void TilecopyBlockFn(uint8_t *const *drow, size_t off,
                              const uint8_t *const *in);
+typedef void TilecopyStageFn(uint8_t *st, size_t ld,
+                             const uint8_t *const *in);
 
-/* A block kernel: @rows x @cols elements, @rows * es = one 64-byte line. */
+/*
+ * A block kernel: @rows x @cols elements, @rows * es = one 64-byte line;
+ * for the macro tiles (8-byte elements, AVX2) also a stage tile of 8 rows
+ * x @stage_cols.
+ */
 typedef struct TilecopyKernel {
     size_t rows, cols;
     TilecopyBlockFn *fn;
+    size_t stage_cols;
+    TilecopyStageFn *stage;
 } TilecopyKernel;
 
 static const TilecopyKernel *tilecopy_kernel(unsigned es)
@@ -483,16 +537,16 @@ static const TilecopyKernel *tilecopy_kernel(unsigned es)
 #ifdef TILECOPY_X86
     /* 8- and 16-bit elements take the buffer's path without AVX2 */
     static const TilecopyKernel sse2[] = {
-        { 0, 0, NULL },
-        { 0, 0, NULL },
-        { 16, 4, tilecopy_block32_sse2 },
-        { 8, 2, tilecopy_block64_sse2 },
+        { 0, 0, NULL, 0, NULL },
+        { 0, 0, NULL, 0, NULL },
+        { 16, 4, tilecopy_block32_sse2, 0, NULL },
+        { 8, 2, tilecopy_block64_sse2, 0, NULL },
     };
     static const TilecopyKernel avx2[] = {
-        { 64, 16, tilecopy_block8_avx2 },
-        { 32, 8, tilecopy_block16_avx2 },
-        { 16, 8, tilecopy_block32_avx2 },
-        { 8, 4, tilecopy_block64_avx2 },
+        { 64, 16, tilecopy_block8_avx2, 0, NULL },
+        { 32, 8, tilecopy_block16_avx2, 0, NULL },
+        { 16, 8, tilecopy_block32_avx2, 0, NULL },
+        { 8, 4, tilecopy_block64_avx2, 4, tilecopy_stage64_avx2 },
     };
     const TilecopyKernel *k;
 
@@ -899,7 +953,8 @@ static inline void tilecopy_direct_block(const TilecopyKernel *k,
  * source (the same rows, continued past @cend columns) prefetched, a few
  * lines after each block, so that its copy finds it in the caches. The
  * bands of R rows walked inside a column of blocks give each destination
- * row consecutive lines.
+ * row consecutive lines. 1- to 4-byte elements; 8-byte ones take the macro
+ * tiles below.
  */
 static void tilecopy_direct_staged(const TilecopyKernel *k,
                                    uint8_t *const *drow,
@@ -920,8 +975,8 @@ static void tilecopy_direct_staged(const TilecopyKernel *k,
          * Whole lines in fixed-size copies (inlined SIMD moves). An early
          * version staged 4 KiB rows of f64, for which glibc's memcpy took
          * `rep movsb` at half the speed on an AMD EPYC host; the rows
-         * staged now are at most 512 bytes, and 8-byte elements are not
-         * staged.
+         * staged now are at most 512 bytes, and 8-byte elements take the
+         * macro tiles.
          */
         for (i = 0; i + 64 <= len; i += 64) {
             memcpy(d + i, row[r] + i, 64);
@@ -941,6 +996,62 @@ static void tilecopy_direct_staged(const TilecopyKernel *k,
 
                 __builtin_prefetch((const void *)next);
             }
+        }
+    }
+}
+
+/*
+ * Rows a page or more apart on both sides, 8-byte elements: a macro tile,
+ * as the library's CPU executors do (TC_DEFINE_MACRO_TILES in
+ * libuser/cpu/pattern.h). The stage tiles read the tile's source rows
+ * @r0..@r1 where they lie, 8 rows at a time across the tile's @cend
+ * columns (each row's lines in order), into @stage: one row of
+ * (@r1 - @r0) * 8 bytes (a burst of up to 4 lines) per destination row.
+ * Each stage row is then streamed out whole, lines back to back, and
+ * between rows the next tile's source (the same rows continued past
+ * @cend columns) is prefetched towards L2, a row at a time.
+ *
+ * Before, 8-byte elements were read where they lie, each block one line
+ * into each of 4 destination rows, a tile one line into each of 512
+ * destination rows: on an AMD EPYC Zen 5 host (fast memory) 0.22-0.27x
+ * its memcpy, the macro tiles 0.40-0.47x, the copied source above
+ * 0.35-0.40x (on an AMD Zen 3 host the copy had measured no better than
+ * reading where they lie; docs/performance.md). Macro tiles for 1- to
+ * 4-byte elements (stage tiles of 8 rows by 32 bytes) measured no better
+ * than the copied source on the Zen 5 host: copy against macro tiles, u8
+ * 0.26-0.31x against 0.18-0.24x, f16 0.29-0.35x against 0.25-0.31x, f32
+ * 0.38-0.43x against 0.34-0.43x.
+ */
+__attribute__((target("avx2")))
+static void tilecopy_direct_macro(const TilecopyKernel *k,
+                                  uint8_t *const *drow,
+                                  const uint8_t *const *row, size_t r0,
+                                  size_t r1, size_t cend, unsigned es,
+                                  uint8_t *stage)
+{
+    size_t nr = r1 - r0, burst = nr * es, len = cend * es;
+    size_t r, c, j, b;
+
+    for (r = r0; r < r1; r += 8) {
+        for (c = 0; c < cend; c += k->stage_cols) {
+            const uint8_t *in[8];
+
+            for (j = 0; j < 8; j++) {
+                in[j] = row[r + j] + c * es;
+            }
+            k->stage(stage + c * burst + (r - r0) * es, burst, in);
+        }
+    }
+    for (c = 0; c < cend; c++) {
+        tilecopy_stream_run(drow[c] + r0 * es, stage + c * burst, burst);
+        /* a hint: past the end of a mapping it reads nothing */
+        for (j = nr * c / cend; j < nr * (c + 1) / cend; j++) {
+            const uint8_t *next = row[r0 + j] + len;
+
+            for (b = 0; b < len; b += 64) {
+                __builtin_prefetch(next + b, 0, 2);
+            }
+            __builtin_prefetch(next + len - 1, 0, 2);
         }
     }
 }
@@ -977,7 +1088,12 @@ bool tilecopy_transpose_direct(uint8_t *const *drow,
                 tilecopy_direct_block(k, drow, row, r, c, es);
             }
         }
-    } else if (stage && (rend - head) * cend * es <= stage_size) {
+    } else if (stage && k->stage && cols >= k->stage_cols &&
+               (rend - head) * cols * es <= stage_size) {
+        cend = cols / k->stage_cols * k->stage_cols;
+        tilecopy_direct_macro(k, drow, row, head, rend, cend, es, stage);
+        *staged = true;
+    } else if (stage && !k->stage && (rend - head) * cend * es <= stage_size) {
         tilecopy_direct_staged(k, drow, row, head, rend, cend, es, stage);
         *staged = true;
     } else {

@@ -20,11 +20,13 @@ void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
 /*
  * drow[c][r] = row[r][c]: the same transpose written straight to the
  * destination rows @drow (each @rows elements), with streaming stores.
- * With @stage (@stage_size bytes of scratch, or NULL), for source rows far
- * apart: the source is first copied there row after row, and the same
- * rows past the columns the blocks take (@cols rounded down to a block)
- * are prefetched for the next tile; @stage must not overlap @row or
- * @drow; *@staged tells whether the blocks read that copy. Returns
+ * With @stage (@stage_size bytes of scratch, or NULL), for rows far apart
+ * on both sides: a macro tile, transposed into the stage (one row per
+ * destination row) and streamed out a destination row at a time, while
+ * the same source rows past the columns taken (@cols rounded down to a
+ * stage tile; the rest element by element) are prefetched for the next
+ * tile; @stage must not overlap @row or @drow; *@staged tells whether it
+ * went through the stage (with AVX2 and a tile that fits). Returns
  * false, having written nothing, when it has no kernel for the shape: @es
  * without a SIMD kernel on this host, fewer rows or columns than a kernel
  * block, or destination rows of different alignments.

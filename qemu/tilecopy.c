@@ -1105,9 +1105,10 @@ static uint64_t tilecopy_probe_rows(TilecopyState *s, TilecopyJob *j,
  * destination rows (@dstride bytes apart from @dst), 1024 rows at a time.
  * Returns the columns (destination rows) done; the caller does the rest
  * through the tile buffer. @rows advance past the columns done. @staged
- * (rows far apart on both sides): the source is copied into the second
- * half of the tile buffer first (tilecopy_transpose_direct()), which the
- * tile needs only once the direct path has given up; *@nstaged counts
+ * (rows far apart on both sides): through the second half of the tile
+ * buffer (a copy of the source, or macro tiles of 8-byte elements:
+ * tilecopy_transpose_direct()), which the tile needs only once the
+ * direct path has given up; *@nstaged counts
  * the columns done so. The source rows' entries are held (tilecopy_hold()
  * before their gather) and stay: the destination is looked up with
  * j->keep, and stops where a fill would evict one of them (j->full).
@@ -1228,13 +1229,14 @@ static bool tilecopy_transpose_slices(TilecopyState *s, TilecopyJob *j,
 /*
  * One tile of @m source rows (at most TC_TILE_ROWS_MAX) by @n columns:
  * gathered, then written straight to the destination rows where they are
- * all mapped (@direct; @staged: through a copy of the source, see
- * tilecopy_tile_direct()), else transposed in the buffer (rows @ostride
- * elements apart) and written row after row, where a fault, if any,
- * stops it. Where the TLB could not hold the tile's entries, *@over gets
- * the side that took more of it: TC_OVER_SRC when the source rows alone
- * overflowed it, or took more than half and the destination rows did not
- * fit beside them; TC_OVER_DST when the destination rows did not fit.
+ * all mapped (@direct; @staged: through the second half of the tile
+ * buffer, see tilecopy_tile_direct()), else transposed in the buffer
+ * (rows @ostride elements apart) and written row after row, where a
+ * fault, if any, stops it. Where the TLB could not hold the tile's
+ * entries, *@over gets the side that took more of it: TC_OVER_SRC when
+ * the source rows alone overflowed it, or took more than half and the
+ * destination rows did not fit beside them; TC_OVER_DST when the
+ * destination rows did not fit.
  */
 static bool tilecopy_tile(TilecopyState *s, TilecopyJob *j,
                           const TilecopyShape *sh, unsigned p, unsigned q,
@@ -1342,7 +1344,7 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
      */
     bool few_cols = direct && sh->e[p] <= TILECOPY_FEW_MAX &&
                     sh->ss[q] == sh->e[p];
-    bool far_both, staged;
+    bool far_both;
 
     if (sh->e[p] >= sh->e[q]) {
         /* wide tiles: long source rows */
@@ -1363,23 +1365,20 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
      * Both sides a page or more apart (a large 2-D transpose): tiles of
      * four direct blocks' source rows (four consecutive 64-byte lines of
      * each destination row) by up to 128 destination rows (256 for
-     * bytes: source runs of 256 bytes at least), the source copied row
-     * after row before the blocks read it (tilecopy_tile_direct, staged).
-     * 8-byte elements measured no better so: tiles of one block's rows
-     * (one line of each destination row) by up to 512 destination rows,
-     * read where they lie. docs/performance.md has the shapes measured.
-     * Rows far apart share TLB runs only where the mapping is contiguous:
-     * fewer destination rows, then fewer source rows from the next band
-     * on, while a tile's lookups overflow the TLB (below).
+     * bytes: source runs of 256 bytes at least), through the second half
+     * of the tile buffer (tilecopy_tile_direct, staged): 1- to 4-byte
+     * elements copy the source there row after row before the blocks
+     * read it, 8-byte ones are macro tiles transposed there and streamed
+     * out a destination row at a time (tilecopy_transpose_direct()).
+     * docs/performance.md has the shapes measured. Rows far apart share
+     * TLB runs only where the mapping is contiguous: fewer destination
+     * rows, then fewer source rows from the next band on, while a tile's
+     * lookups overflow the TLB (below).
      */
     far_both = direct && src_far && dst_far && !few_cols;
-    staged = far_both && es < 8;
-    if (staged) {
+    if (far_both) {
         bq = MIN(sh->e[q], TC_FAR_LINES * 64 / es);
         bp = MIN(sh->e[p], MAX(TC_FAR_COLS, TC_FAR_RUN / es));
-    } else if (far_both) {
-        bq = MIN(sh->e[q], 64 / es);
-        bp = MIN(sh->e[p], 512);
     }
     bq = MAX(1, bq);
     /*
@@ -1442,7 +1441,7 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
                     if ((part && tilecopy_tile_few(s, j, sh, p, q, sa, da, mr,
                                                    n, es)) ||
                         tilecopy_tile(s, j, sh, p, q, sa, da, mr, n, es,
-                                      ostride, direct, staged, &over)) {
+                                      ostride, direct, far_both, &over)) {
                         continue;
                     }
                     return false;

@@ -2771,12 +2771,12 @@ START_TEST(test_cross_transposes)
 		{ 100, 1100, 1000, 0, 0, 1 }, { 70, 1030, 1000, 3, 8, 1 },
 		/*
 		 * the same for every element size, destination rows whole
-		 * lines apart: straight, for 1- to 4-byte elements through
-		 * the staged copy of the source (tiles of four blocks' rows by
-		 * 128 columns, 256 for bytes, fewer when scattered pages
-		 * overflow the TLB); source rows starting anywhere in a line,
-		 * a head, rows past the last band, tail columns, rows ending
-		 * within a line; an outer dimension
+		 * lines apart: straight through the stage (a copy of the
+		 * source, macro tiles of 8-byte elements; tiles of four
+		 * blocks' rows by 128 columns, 256 for bytes, fewer when
+		 * scattered pages overflow the TLB); source rows starting
+		 * anywhere in a line, a head, rows past the last band, tail
+		 * columns, rows ending within a line; an outer dimension
 		 */
 		{ 333, 300, 3827, 3903, 8, 1 }, { 130, 70, 3966, 4096, 0, 2 },
 	};
@@ -3039,10 +3039,11 @@ END_TEST
  * 2-D transpose, smaller): which path the engine took, from the
  * tilecopy_tile trace (columns done straight, columns through the staged
  * copy of the source) and tilecopy_tile_slices (the source gathered again
- * in slices), each job's lines after its tilecopy_job_start. 1- to 4-byte
- * elements are staged, a destination misaligned by whole elements too
- * (its head element by element), by part of an element not (no block at
- * all), 8-byte elements not. Scattered pages: where the source rows alone
+ * in slices), each job's lines after its tilecopy_job_start. Every
+ * element size goes through the stage (1- to 4-byte elements a copy of
+ * the source, 8-byte ones macro tiles), a destination misaligned by whole
+ * elements too (its head element by element), by part of an element not
+ * (no block at all). Scattered pages: where the source rows alone
  * overflow the TLB, the source is gathered again in slices and the tiles
  * keep their columns (fewer source rows, from the next band on), also
  * where the source overflows at its floor (64 rows two pages apart, each
@@ -3068,7 +3069,9 @@ START_TEST(test_cross_staged)
 		{ 2, 256, 512, 64, 0, 1, 0, STAGED },
 		{ 2, 256, 512, 1, 0, 1, 0, NOT_STAGED },
 		{ 4, 128, 256, 0, 0, 1, 0, STAGED },
-		{ 8, 64, 256, 0, 0, 1, 0, NOT_STAGED },
+		{ 8, 64, 256, 0, 0, 1, 0, STAGED | NO_SLICES },
+		{ 8, 64, 256, 8, 0, 1, 0, STAGED },
+		{ 8, 64, 256, 0, 3, 1, 0, STAGED | NO_SLICES | KEEP_ROWS },
 		{ 1, 512, 512, 0, 2, 1, 0, STAGED | SLICES | KEEP_COLS },
 		{ 1, 512, 512, 0, 3, 1, 0, STAGED | NO_SLICES | KEEP_ROWS },
 		{ 1, 512, 512, 0, 1, 1, 0, STAGED | SLICES },
