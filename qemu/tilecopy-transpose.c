@@ -439,21 +439,6 @@ static void tilecopy_stage64_avx2(uint8_t *st, size_t ld,
     tilecopy_lines64(col, 0, in, false);
 }
 
-/*
- * A macro tile's stage rows out: @n bytes (whole 64-byte lines) from
- * @src to the aligned @dst in streaming stores, lines back to back.
- */
-__attribute__((target("avx2")))
-static void tilecopy_stream_run(uint8_t *dst, const uint8_t *src, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n; i += 32) {
-        _mm256_stream_si256((__m256i *)(dst + i),
-                            _mm256_loadu_si256((const __m256i *)(src + i)));
-    }
-}
-
 /* Stream @count lines of four 16-byte parts, each line's stores together. */
 static void tilecopy_stream_lines(uint8_t *const *drow, size_t off,
                                   __m128i (*line)[4], unsigned count)
@@ -954,7 +939,7 @@ static inline void tilecopy_direct_block(const TilecopyKernel *k,
  * lines after each block, so that its copy finds it in the caches. The
  * bands of R rows walked inside a column of blocks give each destination
  * row consecutive lines. 1- to 4-byte elements; 8-byte ones take the macro
- * tiles below.
+ * tiles below (with AVX2) or are read where they lie.
  */
 static void tilecopy_direct_staged(const TilecopyKernel *k,
                                    uint8_t *const *drow,
@@ -975,8 +960,8 @@ static void tilecopy_direct_staged(const TilecopyKernel *k,
          * Whole lines in fixed-size copies (inlined SIMD moves). An early
          * version staged 4 KiB rows of f64, for which glibc's memcpy took
          * `rep movsb` at half the speed on an AMD EPYC host; the rows
-         * staged now are at most 512 bytes, and 8-byte elements take the
-         * macro tiles.
+         * staged now are at most 512 bytes (8-byte elements are not
+         * copied).
          */
         for (i = 0; i + 64 <= len; i += 64) {
             memcpy(d + i, row[r] + i, 64);
@@ -1001,6 +986,29 @@ static void tilecopy_direct_staged(const TilecopyKernel *k,
 }
 
 /*
+ * A macro tile's stage rows out: @n bytes (whole 64-byte lines) from
+ * @src to the aligned @dst in streaming stores, lines back to back. (Only
+ * the AVX2 kernels have stage tiles.)
+ */
+#ifdef TILECOPY_X86
+__attribute__((target("avx2")))
+static void tilecopy_stream_run(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i += 32) {
+        _mm256_stream_si256((__m256i *)(dst + i),
+                            _mm256_loadu_si256((const __m256i *)(src + i)));
+    }
+}
+#else
+static void tilecopy_stream_run(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    memcpy(dst, src, n);
+}
+#endif
+
+/*
  * Rows a page or more apart on both sides, 8-byte elements: a macro tile,
  * as the library's CPU executors do (TC_DEFINE_MACRO_TILES in
  * libuser/cpu/pattern.h). The stage tiles read the tile's source rows
@@ -1013,16 +1021,15 @@ static void tilecopy_direct_staged(const TilecopyKernel *k,
  *
  * Before, 8-byte elements were read where they lie, each block one line
  * into each of 4 destination rows, a tile one line into each of 512
- * destination rows: on an AMD EPYC Zen 5 host (fast memory) 0.22-0.27x
- * its memcpy, the macro tiles 0.40-0.47x, the copied source above
- * 0.35-0.40x (on an AMD Zen 3 host the copy had measured no better than
- * reading where they lie; docs/performance.md). Macro tiles for 1- to
- * 4-byte elements (stage tiles of 8 rows by 32 bytes) measured no better
- * than the copied source on the Zen 5 host: copy against macro tiles, u8
- * 0.26-0.31x against 0.18-0.24x, f16 0.29-0.35x against 0.25-0.31x, f32
- * 0.38-0.43x against 0.34-0.43x.
+ * destination rows: on an AMD EPYC Zen 5 host (fast memory) 0.23-0.27x
+ * its memcpy, the macro tiles 0.39-0.46x, the copied source above
+ * 0.32-0.40x (on an AMD Zen 3 host the copy had measured no better than
+ * reading where they lie). Macro tiles for 1- to 4-byte elements (stage
+ * tiles of 8 rows by 32 bytes) measured no better than the copied source
+ * on the Zen 5 host. docs/performance.md, "AMD EPYC Zen 5", has the
+ * figures. Without AVX2 (no stage tile) 8-byte elements are still read
+ * where they lie, in tiles of this shape.
  */
-__attribute__((target("avx2")))
 static void tilecopy_direct_macro(const TilecopyKernel *k,
                                   uint8_t *const *drow,
                                   const uint8_t *const *row, size_t r0,
@@ -1044,14 +1051,17 @@ static void tilecopy_direct_macro(const TilecopyKernel *k,
     }
     for (c = 0; c < cend; c++) {
         tilecopy_stream_run(drow[c] + r0 * es, stage + c * burst, burst);
-        /* a hint: past the end of a mapping it reads nothing */
+        /*
+         * A hint: past the end of a mapping it reads nothing (addresses
+         * as integers: pointers past the row's end would be undefined).
+         */
         for (j = nr * c / cend; j < nr * (c + 1) / cend; j++) {
-            const uint8_t *next = row[r0 + j] + len;
+            uintptr_t next = (uintptr_t)row[r0 + j] + len;
 
             for (b = 0; b < len; b += 64) {
-                __builtin_prefetch(next + b, 0, 2);
+                __builtin_prefetch((const void *)(next + b), 0, 2);
             }
-            __builtin_prefetch(next + len - 1, 0, 2);
+            __builtin_prefetch((const void *)(next + len - 1), 0, 2);
         }
     }
 }
@@ -1088,12 +1098,12 @@ bool tilecopy_transpose_direct(uint8_t *const *drow,
                 tilecopy_direct_block(k, drow, row, r, c, es);
             }
         }
-    } else if (stage && k->stage && cols >= k->stage_cols &&
-               (rend - head) * cols * es <= stage_size) {
+    } else if (stage && k->stage && (rend - head) * cols * es <= stage_size) {
         cend = cols / k->stage_cols * k->stage_cols;
         tilecopy_direct_macro(k, drow, row, head, rend, cend, es, stage);
         *staged = true;
-    } else if (stage && !k->stage && (rend - head) * cend * es <= stage_size) {
+    } else if (stage && !k->stage && es < 8 &&
+               (rend - head) * cend * es <= stage_size) {
         tilecopy_direct_staged(k, drow, row, head, rend, cend, es, stage);
         *staged = true;
     } else {

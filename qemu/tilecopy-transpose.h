@@ -21,15 +21,16 @@ void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
  * drow[c][r] = row[r][c]: the same transpose written straight to the
  * destination rows @drow (each @rows elements), with streaming stores.
  * With @stage (@stage_size bytes of scratch, or NULL), for rows far apart
- * on both sides: a macro tile, transposed into the stage (one row per
- * destination row) and streamed out a destination row at a time, while
- * the same source rows past the columns taken (@cols rounded down to a
- * stage tile; the rest element by element) are prefetched for the next
- * tile; @stage must not overlap @row or @drow; *@staged tells whether it
- * went through the stage (with AVX2 and a tile that fits). Returns
- * false, having written nothing, when it has no kernel for the shape: @es
- * without a SIMD kernel on this host, fewer rows or columns than a kernel
- * block, or destination rows of different alignments.
+ * on both sides, where the tile fits: 1- to 4-byte elements copy the
+ * source rows there first and the blocks read the copy; 8-byte elements
+ * (with AVX2) are macro tiles, transposed there (one row per destination
+ * row) and streamed out a destination row at a time; either way the same
+ * source rows past the columns taken (@cols rounded down to a block; the
+ * rest element by element) are prefetched for the next tile. @stage must
+ * not overlap @row or @drow; *@staged tells whether the stage was used.
+ * Returns false, having written nothing, when it has no kernel for the
+ * shape: @es without a SIMD kernel on this host, fewer rows or columns
+ * than a kernel block, or destination rows of different alignments.
  */
 bool tilecopy_transpose_direct(uint8_t *const *drow,
                                const uint8_t *const *row, size_t rows,

@@ -1369,7 +1369,8 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
      * of the tile buffer (tilecopy_tile_direct, staged): 1- to 4-byte
      * elements copy the source there row after row before the blocks
      * read it, 8-byte ones are macro tiles transposed there and streamed
-     * out a destination row at a time (tilecopy_transpose_direct()).
+     * out a destination row at a time (with AVX2; without, read where
+     * they lie: tilecopy_transpose_direct()).
      * docs/performance.md has the shapes measured. Rows far apart share
      * TLB runs only where the mapping is contiguous: fewer destination
      * rows, then fewer source rows from the next band on, while a tile's
