@@ -425,7 +425,7 @@ static void tilecopy_block8_avx2(uint8_t *const *drow, size_t off,
 }
 
 /*
- * The macro tiles' stage tile (below) of 8-byte elements: 8 source rows
+ * The macro tiles' stage tiles (below). 8-byte elements: 8 source rows
  * in[0..7], each at the tile's first column, by 4 columns, transposed into
  * the stage: column k's 8 elements (one line) at st + k * @ld, with cached
  * stores.
@@ -437,6 +437,37 @@ static void tilecopy_stage64_avx2(uint8_t *st, size_t ld,
     uint8_t *const col[4] = { st, st + ld, st + 2 * ld, st + 3 * ld };
 
     tilecopy_lines64(col, 0, in, false);
+}
+
+/*
+ * The same for 32-bit elements: 8 rows by 4 columns, rows k and 4 + k in
+ * the two lanes of one register (16-byte loads), column k's 8 elements (32
+ * bytes) at st + k * @ld. (A tile of 32-byte loads, 8 rows by 8 columns,
+ * measured no better than the copied source; this one, the library's AVX2
+ * macro-tile register tile, did.)
+ */
+__attribute__((target("avx2")))
+static void tilecopy_stage32_avx2(uint8_t *st, size_t ld,
+                                  const uint8_t *const *in)
+{
+    __m256i a0 = tilecopy_load2(in[0], in[4]);
+    __m256i a1 = tilecopy_load2(in[1], in[5]);
+    __m256i a2 = tilecopy_load2(in[2], in[6]);
+    __m256i a3 = tilecopy_load2(in[3], in[7]);
+    __m256i b0 = _mm256_unpacklo_epi32(a0, a1);
+    __m256i b1 = _mm256_unpackhi_epi32(a0, a1);
+    __m256i b2 = _mm256_unpacklo_epi32(a2, a3);
+    __m256i b3 = _mm256_unpackhi_epi32(a2, a3);
+
+    __m256i o[4] = {
+        _mm256_unpacklo_epi64(b0, b2), _mm256_unpackhi_epi64(b0, b2),
+        _mm256_unpacklo_epi64(b1, b3), _mm256_unpackhi_epi64(b1, b3),
+    };
+    unsigned k;
+
+    for (k = 0; k < 4; k++) {
+        _mm256_storeu_si256((__m256i *)(st + k * ld), o[k]);
+    }
 }
 
 /* Stream @count lines of four 16-byte parts, each line's stores together. */
@@ -530,7 +561,7 @@ static const TilecopyKernel *tilecopy_kernel(unsigned es)
     static const TilecopyKernel avx2[] = {
         { 64, 16, tilecopy_block8_avx2, 0, NULL },
         { 32, 8, tilecopy_block16_avx2, 0, NULL },
-        { 16, 8, tilecopy_block32_avx2, 0, NULL },
+        { 16, 8, tilecopy_block32_avx2, 4, tilecopy_stage32_avx2 },
         { 8, 4, tilecopy_block64_avx2, 4, tilecopy_stage64_avx2 },
     };
     const TilecopyKernel *k;
@@ -938,8 +969,8 @@ static inline void tilecopy_direct_block(const TilecopyKernel *k,
  * source (the same rows, continued past @cend columns) prefetched, a few
  * lines after each block, so that its copy finds it in the caches. The
  * bands of R rows walked inside a column of blocks give each destination
- * row consecutive lines. 1- to 4-byte elements; 8-byte ones take the macro
- * tiles below (with AVX2) or are read where they lie.
+ * row consecutive lines. 1- and 2-byte elements, and 4-byte ones without
+ * AVX2; with it 4- and 8-byte ones take the macro tiles below.
  */
 static void tilecopy_direct_staged(const TilecopyKernel *k,
                                    uint8_t *const *drow,
@@ -1009,26 +1040,25 @@ static void tilecopy_stream_run(uint8_t *dst, const uint8_t *src, size_t n)
 #endif
 
 /*
- * Rows a page or more apart on both sides, 8-byte elements: a macro tile,
- * as the library's CPU executors do (TC_DEFINE_MACRO_TILES in
+ * Rows a page or more apart on both sides, 4- and 8-byte elements: a
+ * macro tile, as the library's CPU executors do (TC_DEFINE_MACRO_TILES in
  * libuser/cpu/pattern.h). The stage tiles read the tile's source rows
  * @r0..@r1 where they lie, 8 rows at a time across the tile's @cend
  * columns (each row's lines in order), into @stage: one row of
- * (@r1 - @r0) * 8 bytes (a burst of up to 4 lines) per destination row.
+ * (@r1 - @r0) * es bytes (a burst of up to 4 lines) per destination row.
  * Each stage row is then streamed out whole, lines back to back, and
  * between rows the next tile's source (the same rows continued past
  * @cend columns) is prefetched towards L2, a row at a time.
  *
- * Before, 8-byte elements were read where they lie, each block one line
- * into each of 4 destination rows, a tile one line into each of 512
- * destination rows: on an AMD EPYC Zen 5 host (fast memory) 0.23-0.27x
- * its memcpy, the macro tiles 0.39-0.46x, the copied source above
- * 0.32-0.40x (on an AMD Zen 3 host the copy had measured no better than
- * reading where they lie). Macro tiles for 1- to 4-byte elements (stage
- * tiles of 8 rows by 32 bytes) measured no better than the copied source
- * on the Zen 5 host. docs/performance.md, "AMD EPYC Zen 5", has the
- * figures. Without AVX2 (no stage tile) 8-byte elements are still read
- * where they lie, in tiles of this shape.
+ * On an AMD EPYC Zen 5 host (fast memory), against its memcpy: 8-byte
+ * elements read where they lie (each block one line into each of 4
+ * destination rows, a tile one line into each of 512) 0.23-0.27x, the
+ * copied source above 0.32-0.40x, macro tiles 0.39-0.46x; 4-byte elements
+ * 0.40-0.46x copied, 0.44-0.53x in macro tiles (0.34-0.43x with 32-byte
+ * loads in the stage tile). For 1- and 2-byte elements stage tiles of 8
+ * rows by 32 bytes measured no better than the copy. docs/performance.md,
+ * "AMD EPYC Zen 5", has the figures. Without AVX2 (no stage tiles) 4-byte
+ * elements take the copy, 8-byte ones are read where they lie.
  */
 static void tilecopy_direct_macro(const TilecopyKernel *k,
                                   uint8_t *const *drow,

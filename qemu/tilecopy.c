@@ -1106,12 +1106,12 @@ static uint64_t tilecopy_probe_rows(TilecopyState *s, TilecopyJob *j,
  * Returns the columns (destination rows) done; the caller does the rest
  * through the tile buffer. @rows advance past the columns done. @staged
  * (rows far apart on both sides): through the second half of the tile
- * buffer (a copy of the source, or macro tiles of 8-byte elements:
- * tilecopy_transpose_direct()), which the tile needs only once the
- * direct path has given up; *@nstaged counts
- * the columns done so. The source rows' entries are held (tilecopy_hold()
- * before their gather) and stay: the destination is looked up with
- * j->keep, and stops where a fill would evict one of them (j->full).
+ * buffer (a copy of the source, or macro tiles of 4- and 8-byte
+ * elements: tilecopy_transpose_direct()), which the tile needs only once
+ * the direct path has given up; *@nstaged counts the columns done so.
+ * The source rows' entries are held (tilecopy_hold() before their
+ * gather) and stay: the destination is looked up with j->keep, and stops
+ * where a fill would evict one of them (j->full).
  */
 static uint64_t tilecopy_tile_direct(TilecopyState *s, TilecopyJob *j,
                                      const uint8_t **rows, uint64_t m,
@@ -1366,11 +1366,12 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
      * four direct blocks' source rows (four consecutive 64-byte lines of
      * each destination row) by up to 128 destination rows (256 for
      * bytes: source runs of 256 bytes at least), through the second half
-     * of the tile buffer (tilecopy_tile_direct, staged): 1- to 4-byte
-     * elements copy the source there row after row before the blocks
-     * read it, 8-byte ones are macro tiles transposed there and streamed
-     * out a destination row at a time (with AVX2; without, read where
-     * they lie: tilecopy_transpose_direct()).
+     * of the tile buffer (tilecopy_tile_direct, staged): with AVX2, 4-
+     * and 8-byte elements are macro tiles transposed there and streamed
+     * out a destination row at a time; 1- and 2-byte ones (and 4-byte
+     * ones without AVX2) copy the source there row after row before the
+     * blocks read it; 8-byte ones without AVX2 are read where they lie
+     * (tilecopy_transpose_direct()).
      * docs/performance.md has the shapes measured. Rows far apart share
      * TLB runs only where the mapping is contiguous: fewer destination
      * rows, then fewer source rows from the next band on, while a tile's

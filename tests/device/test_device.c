@@ -2810,7 +2810,7 @@ START_TEST(test_cross_transposes)
 		/*
 		 * the same for every element size, destination rows whole
 		 * lines apart: straight through the stage (a copy of the
-		 * source, macro tiles of 8-byte elements; tiles of four
+		 * source, macro tiles of 4- and 8-byte elements; tiles of four
 		 * blocks' rows by 128 columns, 256 for bytes, fewer when
 		 * scattered pages overflow the TLB); source rows starting
 		 * anywhere in a line, a head, rows past the last band, tail
@@ -3079,10 +3079,10 @@ END_TEST
  * tilecopy_tile trace (columns done straight, columns through the staged
  * copy of the source) and tilecopy_tile_slices (the source gathered again
  * in slices), each job's lines after its tilecopy_job_start. Every
- * element size goes through the stage (1- to 4-byte elements a copy of
- * the source, 8-byte ones macro tiles), a destination misaligned by whole
- * elements too (its head element by element), by part of an element not
- * (no block at all). Scattered pages: where the source rows alone
+ * element size goes through the stage (1- and 2-byte elements a copy of
+ * the source, 4- and 8-byte ones macro tiles), a destination misaligned
+ * by whole elements too (its head element by element), by part of an
+ * element not (no block at all). Scattered pages: where the source rows alone
  * overflow the TLB, the source is gathered again in slices and the tiles
  * keep their columns (fewer source rows, from the next band on), also
  * where the source overflows at its floor (64 rows two pages apart, each
@@ -3188,9 +3188,9 @@ START_TEST(test_cross_staged)
 END_TEST
 
 /*
- * Review of 6390aee (macro tiles of 8-byte elements): transposes whose rows
- * lie a page or more apart on both sides, every element size (the macro
- * tiles for 8 bytes, the staged copy for the others), in tile buffers of
+ * Macro tiles (4- and 8-byte elements; review of 6390aee): transposes whose
+ * rows lie a page or more apart on both sides, every element size (the
+ * macro tiles, the staged copy for 1 and 2 bytes), in tile buffers of
  * the default size and of a few KiB (the tile shrinks with the buffer),
  * with the edges of the new path: destination heads of 1 to 7 elements,
  * rows that leave a tail after the head (tiles of 9 to 33 rows), tail
