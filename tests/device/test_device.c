@@ -2846,12 +2846,8 @@ START_TEST(test_cross_transposes)
 				      env_buf(&e, dbytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
 				va_fill_random(&e, src, sbytes, 100 + t);
 				va_fill_random(&e, dst, dbytes, 200 + t);
-				cs = malloc(sbytes);
-				cd = malloc(dbytes);
-				for (b = 0; b < sbytes; b++)
-					cs[b] = *va_host(&e, src + b);
-				for (b = 0; b < dbytes; b++)
-					cd[b] = *va_host(&e, dst + b);
+				cs = va_copy_out(&e, src, sbytes);
+				cd = va_copy_out(&e, dst, dbytes);
 				desc_copy(&d, es, 8, doff, 3, ext, ss, ds);
 				ck_assert_int_eq(tc_exec_scalar(&d, 1, cs, cd), 0);
 				d.src += src;
@@ -3325,7 +3321,7 @@ START_TEST(test_mmu_far64_fault)
 		const uint64_t dr = cases[c].dpitch / es, sr = 4096 / es;
 		uint32_t ext[2] = { n, m };
 		uint64_t ss[2] = { 1, sr }, ds[2] = { dr, 1 };
-		uint64_t sbytes = sr * m * es, dbytes = dr * n * es, src, dst, gpa, b, got;
+		uint64_t sbytes = sr * m * es, dbytes = dr * n * es, src, dst, gpa, b;
 		uint64_t pva;
 		struct drm_tilecopy_desc d[2];
 		struct env e;
@@ -3353,16 +3349,9 @@ START_TEST(test_mmu_far64_fault)
 		else
 			mmu_unmap_page(&e.mmu, pva);
 		tc_wr(&e.d, TC_REG_MMU_INVALIDATE_ALL, 1);
-		run_job(&e, &r, d, 2, 1);
-		got = tc_rd64(&e.d, TC_Q_BASE(0) + TC_Q_ERR_ADDR_LO);
-		fprintf(stderr, "/mmu/far64-fault case %u: code %u desc %u addr dst + %llu (want %llu)\n",
-			c, tc_qrd(&e.d, 0, TC_Q_ERR_CODE), tc_qrd(&e.d, 0, TC_Q_ERR_DESC),
-			(unsigned long long)(got - dst), (unsigned long long)cases[c].want);
-		ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_ERR_CODE),
-				  cases[c].ro ? DRM_TILECOPY_STATUS_FAULT_PERM :
-				  DRM_TILECOPY_STATUS_FAULT_UNMAPPED);
-		ck_assert_uint_eq(tc_qrd(&e.d, 0, TC_Q_ERR_DESC), 1);
-		ck_assert_uint_eq(got - dst, cases[c].want);
+		assert_fault(&e, run_job(&e, &r, d, 2, 1),
+			     cases[c].ro ? DRM_TILECOPY_STATUS_FAULT_PERM :
+			     DRM_TILECOPY_STATUS_FAULT_UNMAPPED, 1, dst + cases[c].want, 1);
 		for (b = 0; b < dbytes; b++) {
 			uint8_t v;
 
@@ -3674,13 +3663,9 @@ START_TEST(test_mmu_transpose_fault)
 	dst = env_buf(&e, bytes, TC_PTE_READ | TC_PTE_WRITE, NULL);
 	va_fill_random(&e, src, bytes, 7);
 	va_fill_random(&e, dst, bytes, 8);
-	cs = malloc(bytes);
-	cd = malloc(bytes);
-	orig = malloc(bytes);
-	for (b = 0; b < bytes; b++) {
-		cs[b] = *va_host(&e, src + b);
-		cd[b] = orig[b] = *va_host(&e, dst + b);
-	}
+	cs = va_copy_out(&e, src, bytes);
+	cd = va_copy_out(&e, dst, bytes);
+	orig = va_copy_out(&e, dst, bytes);
 	desc_copy(&d[1], 4, 0, 0, 2, ext, ss, ds);
 	ck_assert_int_eq(tc_exec_scalar(&d[1], 1, cs, cd), 0);
 	d[1].src = src;
