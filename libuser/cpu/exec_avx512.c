@@ -8,7 +8,8 @@
  * with masked loads and stores, never an element loop. Streamed
  * transposes into many destination rows 1 KiB or more apart go in macro
  * tiles (TC_DEFINE_MACRO_TILES: four-lane tiles into a 32 KB stage, bursts
- * of 4 lines per row). Whole zN/nZ
+ * of 4 lines per row; u8 and 16-bit source rows that crowd the L1 sets
+ * take wide tiles of whole source lines instead). Whole zN/nZ
  * fractals (16x16 16-bit, 32x32 8-bit) are transposed in registers from
  * 64-byte loads; with VBMI, transposes of few rows (a C = 3 image to
  * NHWC) run a permute program. Shape analysis is in pattern.c.
@@ -182,6 +183,63 @@ AVX512_MT(4, 4)
 AVX512_MT(8, 2)
 
 /*
+ * Wide register tiles for the macro tiles of 1- and 2-byte elements where
+ * source rows are a multiple of 1 KiB (u8) or 4 KiB (16-bit) apart: @n
+ * source rows x 64 bytes, one full-line load per row, and each of the four
+ * lanes' in-lane transposes is 16 bytes of a destination row (4 @n rows).
+ * The four-lane tiles read 16 bytes of 64 (32) rows at a time; at such
+ * strides those rows share one to four L1 sets (12 ways on Zen 5), so each
+ * source line was fetched four times. AMD EPYC Zen 5, one thread, builds
+ * alternated: 8192^2 u8 10.4-11.5 -> 17.5-22.6 GB/s, NCHW -> NHWC u8 of
+ * 8192 x 2048 pixels (2 KiB rows) 18.5 -> 27.7, f16 of 4096 x 4096 pixels
+ * 24.3 -> 26.8-27.1. Elsewhere they lost or tied: u8 rows 512 bytes apart
+ * (8000^2 26.9-28.1 against 25.6-28.8), f16 2 or 3 KiB apart (3 KiB: 32
+ * against 35-38), f32 and f64 (4096^2 f32 26.3-26.6 against 25.8-27.9,
+ * NHWC -> NCHW f32 38-40 against 44-52), where the narrow tiles' rows fit
+ * the ways.
+ */
+#define AVX512_TILE_W(fn, n, unlo, unhi)				\
+static inline __attribute__((always_inline)) void			\
+fn(char *dst, size_t dld, const char *src, size_t sld)			\
+{									\
+	__m512i r_[n];							\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (n); i_++)				\
+		r_[i_] = LD(src + i_ * sld);				\
+	TC_TILE_BODY(__m512i, n, unlo, unhi)				\
+	_Pragma("GCC unroll 16")					\
+	for (int i_ = 0; i_ < (n); i_++) {				\
+		ST1(dst + i_ * dld, _mm512_castsi512_si128(r_[i_]));	\
+		ST1(dst + ((n) + i_) * dld,				\
+		    _mm512_extracti32x4_epi32(r_[i_], 1));		\
+		ST1(dst + (2 * (n) + i_) * dld,				\
+		    _mm512_extracti32x4_epi32(r_[i_], 2));		\
+		ST1(dst + (3 * (n) + i_) * dld,				\
+		    _mm512_extracti32x4_epi32(r_[i_], 3));		\
+	}								\
+}
+
+/* A wide macro tile's last columns (fewer than 4 @n): the masked edges. */
+#define AVX512_MTW(es, n, unlo, unhi)					\
+AVX512_TILE_W(avx512_tilew##es, n, unlo, unhi)				\
+static void avx512_mtw_edge##es(char *dst, size_t dld, const char *src,	\
+				size_t sld, size_t rows, size_t cols)	\
+{									\
+	for (size_t c = 0; c < cols; c += (n))				\
+		avx512_mt_edge##es(dst + c * dld, dld, src + c * (es), sld, \
+				   rows, cols - c < (n) ? cols - c : (n)); \
+}									\
+TC_DEFINE_MACRO_TILES(avx512_mtw##es, avx512_tilew##es, n, 4 * (n), es, \
+		      16, avx512_mtw_edge##es, avx512_line_nt, tc_prefetch_l2)
+AVX512_MTW(1, 16, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
+AVX512_MTW(2, 8, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16)
+
+/* Source rows crowding the L1 sets: the wide tiles (1- and 2-byte only). */
+#define AVX512_MT_PICK(es, sld)						\
+	((es) == 1 && !((sld) & 1023) ? avx512_mtw1 :			\
+	 (es) == 2 && !((sld) & 4095) ? avx512_mtw2 : avx512_mt##es)
+
+/*
  * Macro tiles where they apply, then bands of 4, 2 and 1 lanes (their
  * column edges masked), then the last rows (fewer than one lane's n) as
  * masked one-lane tiles.
@@ -193,7 +251,7 @@ static void avx512_tr##es(char *dst, size_t dld, const char *src,	\
 	size_t r = 0;							\
 									\
 	if (TC_MT_APPLIES(nt, dst, dld, rows, cols, es))		\
-		r = avx512_mt##es(dst, dld, src, sld, rows, cols);	\
+		r = AVX512_MT_PICK(es, sld)(dst, dld, src, sld, rows, cols); \
 	TC_BLOCK_BAND(avx512_tile##es##_l4, avx512_tile##es##_l4_nt,	\
 		      4 * n, n, es, 64, avx512_tm##es##_l4)		\
 	TC_BLOCK_BAND(avx512_tile##es##_l2, avx512_tile##es##_l2_nt,	\

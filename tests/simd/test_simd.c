@@ -1499,6 +1499,25 @@ END_TEST
  * and columns left over and the misaligned buffers. Row strides powers of two and not, destination rows
  * with a gap that must stay untouched, a batch dim.
  */
+/*
+ * A batch of 2-D transposes: @rows contiguous in the destination (row
+ * pitch @dld), @cols contiguous in the source (row pitch @sld); elements.
+ */
+static struct drm_tilecopy_desc transpose_desc(unsigned es, __u32 rows, __u32 cols,
+					       __u32 batch, __u64 sld, __u64 dld)
+{
+	__u32 ext[3] = { rows, cols, batch };
+	struct drm_tilecopy_desc d = copy_desc(es, 3, ext);
+
+	d.dst_stride[0] = 1;
+	d.dst_stride[1] = dld;
+	d.dst_stride[2] = dld * cols;
+	d.src_stride[0] = sld;
+	d.src_stride[1] = 1;
+	d.src_stride[2] = sld * rows;
+	return d;
+}
+
 static const struct sq_case {
 	__u32 rows, cols, batch;	/* rows: contiguous in the destination */
 	__u64 sld, dld;			/* row and column strides, elements */
@@ -1530,16 +1549,10 @@ START_TEST(test_u8_squares)
 		ck_assert(!tilecopy_cpu_set_threads(t));
 		for (size_t i = 0; i < n; i++) {
 			const struct sq_case *q = &sq_cases[i];
-			__u32 ext[3] = { q->rows, q->cols, q->batch };
-			struct drm_tilecopy_desc d = copy_desc(1, 3, ext);
+			struct drm_tilecopy_desc d = transpose_desc(1, q->rows, q->cols,
+								    q->batch, q->sld, q->dld);
 			char what[96];
 
-			d.dst_stride[0] = 1;
-			d.dst_stride[1] = q->dld;
-			d.dst_stride[2] = q->dld * q->cols;
-			d.src_stride[0] = q->sld;
-			d.src_stride[1] = 1;
-			d.src_stride[2] = q->sld * q->rows;
 			for (unsigned mis = 0; mis < 2; mis++) {
 				snprintf(what, sizeof(what),
 					 "u8 squares %ux%ux%u, strides %llu/%llu, %d threads",
@@ -1557,6 +1570,65 @@ START_TEST(test_u8_squares)
 				check_descs(be, &od, 1, 0, what);
 			}
 		}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/*
+ * Streamed 2-D transposes whose source rows crowd a few L1 sets (a
+ * multiple of 1 KiB apart for u8, 4 KiB for 16-bit: AVX-512 macro tiles
+ * of wide register tiles, whole source lines; the other element sizes
+ * and strides keep the narrow tiles): whole macro tiles, rows and columns
+ * left over (127 rows; columns past the last wide tile, down to a masked
+ * edge of a few), a destination with a gap, a source off its lines, a
+ * batch; one thread and two. Element counts; dld is the destination's row
+ * pitch.
+ */
+static const struct crowd_case {
+	unsigned es;
+	__u32 rows, cols, batch;	/* rows: contiguous in the destination */
+	__u64 sld, dld;
+} crowd_cases[] = {
+	{ 2, 2048, 1024, 1, 2048, 2048 },	/* f16, 4 KiB rows: whole tiles */
+	{ 2, 2047, 1100, 1, 4096, 2112 },	/* 127 rows, 76 columns left */
+	{ 2, 1280, 1030, 2, 6144, 1280 },	/* 12 KiB rows, 6 columns, a batch */
+	{ 2, 2048, 1100, 1, 1536, 2048 },	/* 3 KiB rows: the narrow tiles */
+	{ 1, 4100, 1030, 1, 1024, 4160 },	/* u8, 1 KiB rows: 6 columns left */
+	{ 1, 2048, 2111, 1, 16384, 2048 },	/* 16 KiB rows: 63 columns left */
+	{ 4, 1024, 1100, 1, 4096, 1024 },	/* f32 and f64: narrow tiles */
+	{ 8, 512, 1030, 1, 2048, 512 },
+};
+
+START_TEST(test_crowded_rows)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	size_t n = sizeof(crowd_cases) / sizeof(crowd_cases[0]);
+
+	if (!be)
+		return;
+	for (int t = 1; t <= (quick() ? 1 : 2); t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t));
+		for (size_t i = 0; i < n; i++)
+			for (unsigned v = 0; v < 3; v++) {
+				const struct crowd_case *q = &crowd_cases[i];
+				struct drm_tilecopy_desc d =
+					transpose_desc(q->es, q->rows, q->cols, q->batch,
+						       q->sld, q->dld);
+				char what[112];
+
+				if (quick() && v)
+					continue;
+				/* v 1: the source 3 elements off its lines */
+				d.src = v == 1 ? 3 * q->es : 0;
+				snprintf(what, sizeof(what),
+					 "crowded rows es=%u %ux%ux%u, strides %llu/%llu, v%u, %d threads",
+					 q->es, q->rows, q->cols, q->batch,
+					 (unsigned long long)q->sld,
+					 (unsigned long long)q->dld, v, t);
+				/* v 2: both misaligned by a byte (no macro tiles) */
+				check_descs(be, &d, 1, v == 2, what);
+			}
 	}
 	ck_assert(!tilecopy_cpu_set_threads(0));
 }
@@ -2289,6 +2361,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/format-pairs", test_format_pairs, 1);
 	ADD("/simd/u8-squares", test_u8_squares, 1);
 	ADD("/simd/u8-squares/planner", test_u8_squares_planner, 1);
+	ADD("/simd/crowded-rows", test_crowded_rows, 1);
 	ADD("/simd/typed-random", test_typed_random, 1);
 	ADD("/simd/typed-threads", test_typed_threads, 1);
 	ADD("/simd/typed-cuts", test_typed_cuts, 0);
