@@ -190,13 +190,12 @@ AVX512_MT(8, 2)
  * The four-lane tiles read 16 bytes of 64 (32) rows at a time; at such
  * strides those rows share one to four L1 sets (12 ways on Zen 5), so each
  * source line was fetched four times. AMD EPYC Zen 5, one thread, builds
- * alternated: 8192^2 u8 10.4-11.5 -> 17.5-22.6 GB/s, NCHW -> NHWC u8 of
+ * alternated: 8192^2 u8 10.4-11.5 -> 17.5-23.5 GB/s, NCHW -> NHWC u8 of
  * 8192 x 2048 pixels (2 KiB rows) 18.5 -> 27.7, f16 of 4096 x 4096 pixels
- * 24.3 -> 26.8-27.1. Elsewhere they lost or tied: u8 rows 512 bytes apart
- * (8000^2 26.9-28.1 against 25.6-28.8), f16 2 or 3 KiB apart (3 KiB: 32
- * against 35-38), f32 and f64 (4096^2 f32 26.3-26.6 against 25.8-27.9,
- * NHWC -> NCHW f32 38-40 against 44-52), where the narrow tiles' rows fit
- * the ways.
+ * 24.3 -> 26.8-27.1. Elsewhere they tied or lost (docs/performance.md,
+ * "Wide tiles"): u8 rows not a multiple of 1 KiB apart (8000^2), 16-bit
+ * rows 2 or 3 KiB apart, f32 and f64 at any stride, where the narrow
+ * tiles' rows fit the ways.
  */
 #define AVX512_TILE_W(fn, n, unlo, unhi)				\
 static inline __attribute__((always_inline)) void			\
@@ -234,9 +233,14 @@ TC_DEFINE_MACRO_TILES(avx512_mtw##es, avx512_tilew##es, n, 4 * (n), es, \
 AVX512_MTW(1, 16, _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
 AVX512_MTW(2, 8, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16)
 
-/* Source rows crowding the L1 sets: the wide tiles (1- and 2-byte only). */
-#define AVX512_MT_PICK(es, sld)						\
-	((es) == 1 && !((sld) & 1023) ? avx512_mtw1 :			\
+/*
+ * Source rows crowding the L1 sets: the wide tiles (1- and 2-byte only),
+ * where at least one fits across (u8: 64 columns; the macro tiles take
+ * blocks from 32, whose narrow tiles stream what the wide ones would
+ * leave to the masked edges).
+ */
+#define AVX512_MT_PICK(es, sld, cols)					\
+	((es) == 1 && !((sld) & 1023) && (cols) >= 64 ? avx512_mtw1 :	\
 	 (es) == 2 && !((sld) & 4095) ? avx512_mtw2 : avx512_mt##es)
 
 /*
@@ -251,7 +255,7 @@ static void avx512_tr##es(char *dst, size_t dld, const char *src,	\
 	size_t r = 0;							\
 									\
 	if (TC_MT_APPLIES(nt, dst, dld, rows, cols, es))		\
-		r = AVX512_MT_PICK(es, sld)(dst, dld, src, sld, rows, cols); \
+		r = AVX512_MT_PICK(es, sld, cols)(dst, dld, src, sld, rows, cols); \
 	TC_BLOCK_BAND(avx512_tile##es##_l4, avx512_tile##es##_l4_nt,	\
 		      4 * n, n, es, 64, avx512_tm##es##_l4)		\
 	TC_BLOCK_BAND(avx512_tile##es##_l2, avx512_tile##es##_l2_nt,	\

@@ -1492,14 +1492,6 @@ END_TEST
 /* ---- u8 squares: streamed transposes of whole lines ------------------- */
 
 /*
- * 2-D u8 transposes large enough to stream (TC_NT_THRESHOLD): on AVX2 a
- * 64-byte aligned destination whose rows are whole lines, from source rows
- * a multiple of 1 KiB apart, runs 64 x 64 squares (the 2048 and 4096
- * strides here; the odd ones take the tiles), and the tiles take the rows
- * and columns left over and the misaligned buffers. Row strides powers of two and not, destination rows
- * with a gap that must stay untouched, a batch dim.
- */
-/*
  * A batch of 2-D transposes: @rows contiguous in the destination (row
  * pitch @dld), @cols contiguous in the source (row pitch @sld); elements.
  */
@@ -1518,6 +1510,16 @@ static struct drm_tilecopy_desc transpose_desc(unsigned es, __u32 rows, __u32 co
 	return d;
 }
 
+/*
+ * 2-D u8 transposes large enough to stream (TC_NT_THRESHOLD): on AVX2 a
+ * 64-byte aligned destination whose rows are whole lines, from source rows
+ * a multiple of 1 KiB apart, runs 64 x 64 squares (the 2048 and 4096
+ * strides here; the odd ones take the tiles), on AVX-512 the same strides
+ * (and the broadcast source) take the wide macro tiles, and the tiles take
+ * the rows and columns left over and the misaligned buffers. Row strides
+ * powers of two and not, destination rows with a gap that must stay
+ * untouched, a batch dim.
+ */
 static const struct sq_case {
 	__u32 rows, cols, batch;	/* rows: contiguous in the destination */
 	__u64 sld, dld;			/* row and column strides, elements */
@@ -1592,10 +1594,12 @@ static const struct crowd_case {
 } crowd_cases[] = {
 	{ 2, 2048, 1024, 1, 2048, 2048 },	/* f16, 4 KiB rows: whole tiles */
 	{ 2, 2047, 1100, 1, 4096, 2112 },	/* 127 rows, 76 columns left */
-	{ 2, 1280, 1030, 2, 6144, 1280 },	/* 12 KiB rows, 6 columns, a batch */
+	{ 2, 1280, 1030, 2, 6144, 1280 },	/* 12 KiB rows, a batch (the last 6 columns: a block of their own, no macro tiles) */
 	{ 2, 2048, 1100, 1, 1536, 2048 },	/* 3 KiB rows: the narrow tiles */
 	{ 1, 4100, 1030, 1, 1024, 4160 },	/* u8, 1 KiB rows: 6 columns left */
 	{ 1, 2048, 2111, 1, 16384, 2048 },	/* 16 KiB rows: 63 columns left */
+	{ 1, 2100, 1100, 2, 2048, 2112 },	/* 2 KiB rows: a 64-column macro tile, 12 left, 52 rows, a batch */
+	{ 2, 1280, 1100, 2, 6144, 1280 },	/* 12 KiB rows, a batch: 76 columns into the edge */
 	{ 4, 1024, 1100, 1, 4096, 1024 },	/* f32 and f64: narrow tiles */
 	{ 8, 512, 1030, 1, 2048, 512 },
 };
@@ -1628,6 +1632,110 @@ START_TEST(test_crowded_rows)
 					 (unsigned long long)q->dld, v, t);
 				/* v 2: both misaligned by a byte (no macro tiles) */
 				check_descs(be, &d, 1, v == 2, what);
+			}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/*
+ * The crowded-rows transposes (wide tiles and their masked edges, and a
+ * narrow control) with the source's last byte, or its first, against a
+ * PROT_NONE page, and the destination's last byte against one where that
+ * keeps it on its lines: a read or write outside the tensors faults here,
+ * where check_descs' buffers have 64-127 bytes of slack. Outputs of 4 MiB
+ * or more (streamed: the macro tiles); rows left over as listed.
+ */
+static const struct guard_case {
+	unsigned es;
+	__u32 rows, cols;	/* rows: grown by 4096 to 4 MiB of output */
+	__u64 sld, off;		/* elements */
+} guard_cases[] = {
+	{ 1, 256, 64, 1024, 0 },	/* one wide tile a row band (2 threads: 32) */
+	{ 1, 300, 127, 1024, 3 },	/* 64 and an edge of 63, 44 rows left */
+	{ 1, 256, 63, 1024, 0 },	/* the edge only */
+	{ 1, 256, 1024, 1024, 0 },	/* rows end to end */
+	{ 1, 320, 1000, 1024, 5 },	/* 896 + 64 + an edge of 40 */
+	{ 1, 256, 2111, 4096, 0 },	/* blocks of 1024, 1024 and 63 columns */
+	{ 1, 256, 200, 0, 0 },		/* broadcast rows */
+	{ 2, 128, 32, 2048, 0 },	/* one wide tile */
+	{ 2, 200, 76, 2048, 3 },	/* 64 and an edge of 12, 72 rows left */
+	{ 2, 128, 2048, 2048, 0 },	/* rows end to end */
+	{ 2, 128, 100, 0, 0 },		/* broadcast rows */
+	{ 4, 64, 100, 1024, 0 },	/* narrow tiles */
+};
+
+/* @bytes against a PROT_NONE page (before it, or after it); NULL if no memory. */
+static unsigned char *guarded_map(size_t bytes, int lead, size_t align,
+				  void **map, size_t *len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), np = (bytes + pg - 1) / pg;
+	unsigned char *m, *p;
+
+	*len = (np + 1) * pg;
+	m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	*map = m;
+	ck_assert(!mprotect(lead ? m : m + np * pg, pg, PROT_NONE));
+	if (lead)
+		return m + pg;
+	p = m + np * pg - bytes;
+	return (uintptr_t)p % align ? m : p;
+}
+
+START_TEST(test_crowded_rows_guard)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	size_t n = sizeof(guard_cases) / sizeof(guard_cases[0]);
+
+	if (!be)
+		return;
+	for (int t = 1; t <= (quick() ? 1 : 2); t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t));
+		for (size_t i = 0; i < n; i++)
+			for (int lead = 0; lead < 2; lead++) {
+				const struct guard_case *q = &guard_cases[i];
+				__u32 rows = q->rows;
+				struct drm_tilecopy_desc d;
+				size_t ssz, dsz, sl, dl;
+				unsigned char *src, *dst, *ref;
+				void *sm, *dm;
+				char what[112];
+
+				while ((size_t)rows * q->cols * q->es < (4u << 20))
+					rows += 4096;
+				d = transpose_desc(q->es, rows, q->cols, 1, q->sld,
+						   (rows * q->es + 63) / 64 * 64 / q->es);
+				d.src = q->off * q->es;
+				ssz = need_bytes(&d, 1);
+				dsz = need_bytes(&d, 0);
+				src = guarded_map(ssz, lead, 1, &sm, &sl);
+				dst = guarded_map(dsz, 0, 64, &dm, &dl);
+				ref = malloc(dsz);
+				ck_assert(src && dst && ref);
+				for (__u32 r = 0; r < rows; r++)	/* the rows read */
+					fill_noise(src + d.src + r * q->sld * q->es,
+						   (size_t)q->cols * q->es, 0x1234 + r);
+				fill_noise(dst, dsz, 0x9876 + dsz);
+				memcpy(ref, dst, dsz);
+				snprintf(what, sizeof(what),
+					 "guarded es=%u %ux%u, sld %llu, %s guard, %d threads",
+					 q->es, rows, q->cols, (unsigned long long)q->sld,
+					 lead ? "leading" : "trailing", t);
+				ck_assert_int_eq(tc_exec_scalar(&d, 1, src, ref), 0);
+				ck_assert_int_eq(be->exec_scales(&d, 1, src, dst, NULL), 0);
+				if (memcmp(ref, dst, dsz)) {
+					size_t j = 0;
+
+					while (ref[j] == dst[j])
+						j++;
+					ck_abort_msg("%s on %s: first difference at byte %zu of %zu",
+						     be->name, what, j, dsz);
+				}
+				free(ref);
+				munmap(sm, sl);
+				munmap(dm, dl);
 			}
 	}
 	ck_assert(!tilecopy_cpu_set_threads(0));
@@ -2362,6 +2470,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/u8-squares", test_u8_squares, 1);
 	ADD("/simd/u8-squares/planner", test_u8_squares_planner, 1);
 	ADD("/simd/crowded-rows", test_crowded_rows, 1);
+	ADD("/simd/crowded-rows/guard", test_crowded_rows_guard, 1);
 	ADD("/simd/typed-random", test_typed_random, 1);
 	ADD("/simd/typed-threads", test_typed_threads, 1);
 	ADD("/simd/typed-cuts", test_typed_cuts, 0);
