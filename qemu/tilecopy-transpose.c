@@ -68,6 +68,20 @@ static bool tilecopy_has_avx2(void)
 #endif
 }
 
+#ifdef TILECOPY_X86
+/* AVX-512 F and BW: the macro tiles' stage tiles of 1- and 2-byte elements. */
+static bool tilecopy_has_avx512(void)
+{
+    static int avx512 = -1;
+
+    if (avx512 < 0) {
+        avx512 = __builtin_cpu_supports("avx512f") &&
+                 __builtin_cpu_supports("avx512bw");
+    }
+    return avx512;
+}
+#endif
+
 void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
                         size_t rows, size_t cols, size_t ostride, unsigned es)
 {
@@ -425,16 +439,20 @@ static void tilecopy_block8_avx2(uint8_t *const *drow, size_t off,
 }
 
 /*
- * The macro tiles' stage tiles (below). 8-byte elements: 8 source rows
- * in[0..7], each at the tile's first column, by 4 columns, transposed into
- * the stage: column k's 8 elements (one line) at st + k * @ld, with cached
- * stores.
+ * The macro tiles' stage tiles (below): source rows row[0..], each read
+ * from byte @off, the tile's first column. 8-byte elements: 8 rows by 4
+ * columns, transposed into the stage: column k's 8 elements (one line) at
+ * st + k * @ld, with cached stores.
  */
 __attribute__((target("avx2")))
 static void tilecopy_stage64_avx2(uint8_t *st, size_t ld,
-                                  const uint8_t *const *in)
+                                  const uint8_t *const *row, size_t off)
 {
     uint8_t *const col[4] = { st, st + ld, st + 2 * ld, st + 3 * ld };
+    const uint8_t *const in[8] = {
+        row[0] + off, row[1] + off, row[2] + off, row[3] + off,
+        row[4] + off, row[5] + off, row[6] + off, row[7] + off,
+    };
 
     tilecopy_lines64(col, 0, in, false);
 }
@@ -448,12 +466,12 @@ static void tilecopy_stage64_avx2(uint8_t *st, size_t ld,
  */
 __attribute__((target("avx2")))
 static void tilecopy_stage32_avx2(uint8_t *st, size_t ld,
-                                  const uint8_t *const *in)
+                                  const uint8_t *const *row, size_t off)
 {
-    __m256i a0 = tilecopy_load2(in[0], in[4]);
-    __m256i a1 = tilecopy_load2(in[1], in[5]);
-    __m256i a2 = tilecopy_load2(in[2], in[6]);
-    __m256i a3 = tilecopy_load2(in[3], in[7]);
+    __m256i a0 = tilecopy_load2(row[0] + off, row[4] + off);
+    __m256i a1 = tilecopy_load2(row[1] + off, row[5] + off);
+    __m256i a2 = tilecopy_load2(row[2] + off, row[6] + off);
+    __m256i a3 = tilecopy_load2(row[3] + off, row[7] + off);
     __m256i b0 = _mm256_unpacklo_epi32(a0, a1);
     __m256i b1 = _mm256_unpackhi_epi32(a0, a1);
     __m256i b2 = _mm256_unpacklo_epi32(a2, a3);
@@ -468,6 +486,73 @@ static void tilecopy_stage32_avx2(uint8_t *st, size_t ld,
     for (k = 0; k < 4; k++) {
         _mm256_storeu_si256((__m256i *)(st + k * ld), o[k]);
     }
+}
+
+/*
+ * 1- and 2-byte elements with AVX-512: @n source rows row[0..@n-1] by 64
+ * bytes (@n 16 for bytes, 8 for 16-bit), one whole-line load per row (the
+ * library's wide tiles, libuser/cpu/exec_avx512.c). log2(@n) rounds of
+ * unpacks of the element width, pairing rows i and i + @n / 2, transpose
+ * each 16-byte lane: lane l of r[k] is column l * @n + k of the @n rows,
+ * 16 bytes stored at st + (l * @n + k) * @ld. The macro tiles with these
+ * replaced the copied source (tilecopy_direct_staged) on such hosts: AMD
+ * EPYC Zen 5, against its memcpy, alternated builds, 8192^2 u8
+ * 0.26-0.33x -> 0.40-0.49x, 4096 x 8192 f16 0.30-0.36x -> 0.48-0.53x,
+ * and rows not a power of two apart alike (8000^2 u8 0.24-0.26x ->
+ * 0.39-0.51x, 4000 x 8000 f16 0.26-0.30x -> 0.46-0.60x).
+ */
+__attribute__((target("avx512f,avx512bw"), always_inline))
+static inline void tilecopy_stage_wide(uint8_t *st, size_t ld,
+                                       const uint8_t *const *row,
+                                       size_t off, unsigned n)
+{
+    __m512i r[16], t[16];
+    unsigned i, s, l;
+
+#pragma GCC unroll 16
+    for (i = 0; i < n; i++) {
+        r[i] = _mm512_loadu_si512((const void *)(row[i] + off));
+    }
+#pragma GCC unroll 4
+    for (s = 1; s < n; s <<= 1) {
+#pragma GCC unroll 8
+        for (i = 0; i < n / 2; i++) {
+            __m512i a = r[i], b = r[i + n / 2];
+
+            t[2 * i] = n == 16 ? _mm512_unpacklo_epi8(a, b)
+                               : _mm512_unpacklo_epi16(a, b);
+            t[2 * i + 1] = n == 16 ? _mm512_unpackhi_epi8(a, b)
+                                   : _mm512_unpackhi_epi16(a, b);
+        }
+#pragma GCC unroll 16
+        for (i = 0; i < n; i++) {
+            r[i] = t[i];
+        }
+    }
+#pragma GCC unroll 16
+    for (i = 0; i < n; i++) {
+        _mm_storeu_si128((__m128i *)(st + i * ld),
+                         _mm512_castsi512_si128(r[i]));
+#pragma GCC unroll 3
+        for (l = 1; l < 4; l++) {
+            _mm_storeu_si128((__m128i *)(st + (l * n + i) * ld),
+                             _mm512_extracti32x4_epi32(r[i], l));
+        }
+    }
+}
+
+__attribute__((target("avx512f,avx512bw")))
+static void tilecopy_stage8_avx512(uint8_t *st, size_t ld,
+                                   const uint8_t *const *row, size_t off)
+{
+    tilecopy_stage_wide(st, ld, row, off, 16);
+}
+
+__attribute__((target("avx512f,avx512bw")))
+static void tilecopy_stage16_avx512(uint8_t *st, size_t ld,
+                                    const uint8_t *const *row, size_t off)
+{
+    tilecopy_stage_wide(st, ld, row, off, 8);
 }
 
 /* Stream @count lines of four 16-byte parts, each line's stores together. */
@@ -534,18 +619,19 @@ static void tilecopy_block32_sse2(uint8_t *const *drow, size_t off,
 typedef void TilecopyBlockFn(uint8_t *const *drow, size_t off,
                              const uint8_t *const *in);
 typedef void TilecopyStageFn(uint8_t *st, size_t ld,
-                             const uint8_t *const *in);
+                             const uint8_t *const *row, size_t off);
 
 /*
  * A block kernel: @rows x @cols elements, @rows * es = one 64-byte line;
- * for the macro tiles (8-byte elements, AVX2) also a stage tile of 8 rows
- * x @stage_cols.
+ * for the macro tiles (4- and 8-byte elements with AVX2, 1- and 2-byte
+ * ones with AVX-512) also a stage tile of @stage_rows x @stage_cols.
  */
 typedef struct TilecopyKernel {
     size_t rows, cols;
     TilecopyBlockFn *fn;
     size_t stage_cols;
     TilecopyStageFn *stage;
+    size_t stage_rows;
 } TilecopyKernel;
 
 static const TilecopyKernel *tilecopy_kernel(unsigned es)
@@ -553,16 +639,20 @@ static const TilecopyKernel *tilecopy_kernel(unsigned es)
 #ifdef TILECOPY_X86
     /* 8- and 16-bit elements take the buffer's path without AVX2 */
     static const TilecopyKernel sse2[] = {
-        { 0, 0, NULL, 0, NULL },
-        { 0, 0, NULL, 0, NULL },
-        { 16, 4, tilecopy_block32_sse2, 0, NULL },
-        { 8, 2, tilecopy_block64_sse2, 0, NULL },
+        { 0, 0, NULL, 0, NULL, 0 },
+        { 0, 0, NULL, 0, NULL, 0 },
+        { 16, 4, tilecopy_block32_sse2, 0, NULL, 0 },
+        { 8, 2, tilecopy_block64_sse2, 0, NULL, 0 },
     };
     static const TilecopyKernel avx2[] = {
-        { 64, 16, tilecopy_block8_avx2, 0, NULL },
-        { 32, 8, tilecopy_block16_avx2, 0, NULL },
-        { 16, 8, tilecopy_block32_avx2, 4, tilecopy_stage32_avx2 },
-        { 8, 4, tilecopy_block64_avx2, 4, tilecopy_stage64_avx2 },
+        { 64, 16, tilecopy_block8_avx2, 0, NULL, 0 },
+        { 32, 8, tilecopy_block16_avx2, 0, NULL, 0 },
+        { 16, 8, tilecopy_block32_avx2, 4, tilecopy_stage32_avx2, 8 },
+        { 8, 4, tilecopy_block64_avx2, 4, tilecopy_stage64_avx2, 8 },
+    };
+    static const TilecopyKernel avx512[] = {
+        { 64, 16, tilecopy_block8_avx2, 64, tilecopy_stage8_avx512, 16 },
+        { 32, 8, tilecopy_block16_avx2, 32, tilecopy_stage16_avx512, 8 },
     };
     const TilecopyKernel *k;
 
@@ -571,6 +661,9 @@ static const TilecopyKernel *tilecopy_kernel(unsigned es)
     case 2:
     case 4:
     case 8:
+        if (es <= 2 && tilecopy_has_avx512()) {
+            return &avx512[es - 1];
+        }
         k = &(tilecopy_has_avx2() ? avx2 : sse2)[ctz32(es)];
         return k->fn ? k : NULL;
     }
@@ -969,8 +1062,8 @@ static inline void tilecopy_direct_block(const TilecopyKernel *k,
  * source (the same rows, continued past @cend columns) prefetched, a few
  * lines after each block, so that its copy finds it in the caches. The
  * bands of R rows walked inside a column of blocks give each destination
- * row consecutive lines. 1- and 2-byte elements, and 4-byte ones without
- * AVX2; with it 4- and 8-byte ones take the macro tiles below.
+ * row consecutive lines. 1- and 2-byte elements without AVX-512, and
+ * 4-byte ones without AVX2; the others take the macro tiles below.
  */
 static void tilecopy_direct_staged(const TilecopyKernel *k,
                                    uint8_t *const *drow,
@@ -1040,11 +1133,12 @@ static void tilecopy_stream_run(uint8_t *dst, const uint8_t *src, size_t n)
 #endif
 
 /*
- * Rows a page or more apart on both sides, 4- and 8-byte elements: a
- * macro tile, as the library's CPU executors do (TC_DEFINE_MACRO_TILES in
- * libuser/cpu/pattern.h). The stage tiles read the tile's source rows
- * @r0..@r1 where they lie, 8 rows at a time across the tile's @cend
- * columns (each row's lines in order), into @stage: one row of
+ * Rows a page or more apart on both sides, 4- and 8-byte elements (with
+ * AVX-512 1- and 2-byte ones too): a macro tile, as the library's CPU
+ * executors do (TC_DEFINE_MACRO_TILES in libuser/cpu/pattern.h). The
+ * stage tiles read the tile's source rows @r0..@r1 where they lie, 8 rows
+ * (16 for bytes) at a time across the tile's @cend columns (each row's
+ * lines in order), into @stage: one row of
  * (@r1 - @r0) * es bytes (a burst of up to 4 lines) per destination row.
  * Each stage row is then streamed out whole, lines back to back, and
  * between rows the next tile's source (the same rows continued past
@@ -1056,9 +1150,11 @@ static void tilecopy_stream_run(uint8_t *dst, const uint8_t *src, size_t n)
  * copied source above 0.32-0.40x, macro tiles 0.39-0.46x; 4-byte elements
  * 0.40-0.46x copied, 0.44-0.53x in macro tiles (0.34-0.43x with 32-byte
  * loads in the stage tile). For 1- and 2-byte elements stage tiles of 8
- * rows by 32 bytes measured no better than the copy. docs/performance.md,
- * "AMD EPYC Zen 5", has the figures. Without AVX2 (no stage tiles) 4-byte
- * elements take the copy, 8-byte ones are read where they lie.
+ * rows by 32 bytes (AVX2) measured no better than the copy; the AVX-512
+ * ones of whole lines (16 or 8 rows by 64 bytes) did, by half again.
+ * docs/performance.md, "AMD EPYC Zen 5", has the figures. Without AVX2
+ * (no stage tiles) 4-byte elements take the copy, 8-byte ones are read
+ * where they lie; without AVX-512 1- and 2-byte ones take the copy.
  */
 static void tilecopy_direct_macro(const TilecopyKernel *k,
                                   uint8_t *const *drow,
@@ -1069,14 +1165,10 @@ static void tilecopy_direct_macro(const TilecopyKernel *k,
     size_t nr = r1 - r0, burst = nr * es, len = cend * es;
     size_t r, c, j, b;
 
-    for (r = r0; r < r1; r += 8) {
+    for (r = r0; r < r1; r += k->stage_rows) {
         for (c = 0; c < cend; c += k->stage_cols) {
-            const uint8_t *in[8];
-
-            for (j = 0; j < 8; j++) {
-                in[j] = row[r + j] + c * es;
-            }
-            k->stage(stage + c * burst + (r - r0) * es, burst, in);
+            k->stage(stage + c * burst + (r - r0) * es, burst, row + r,
+                     c * es);
         }
     }
     for (c = 0; c < cend; c++) {
@@ -1129,9 +1221,21 @@ bool tilecopy_transpose_direct(uint8_t *const *drow,
             }
         }
     } else if (stage && k->stage && (rend - head) * cols * es <= stage_size) {
+        size_t bend = cend;
+
         cend = cols / k->stage_cols * k->stage_cols;
         tilecopy_direct_macro(k, drow, row, head, rend, cend, es, stage);
         *staged = true;
+        /*
+         * Columns short of a stage tile (up to 63 bytes, 31 16-bit
+         * elements) but whole blocks: the blocks, read where they lie.
+         */
+        for (c = cend; c + k->cols <= bend; c += k->cols) {
+            for (r = head; r < rend; r += k->rows) {
+                tilecopy_direct_block(k, drow, row, r, c, es);
+            }
+        }
+        cend = c;
     } else if (stage && !k->stage && es < 8 &&
                (rend - head) * cend * es <= stage_size) {
         tilecopy_direct_staged(k, drow, row, head, rend, cend, es, stage);

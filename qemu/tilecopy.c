@@ -1368,9 +1368,10 @@ static bool tilecopy_exec_tiled(TilecopyState *s, TilecopyJob *j,
      * bytes: source runs of 256 bytes at least), through the second half
      * of the tile buffer (tilecopy_tile_direct, staged): with AVX2, 4-
      * and 8-byte elements are macro tiles transposed there and streamed
-     * out a destination row at a time; 1- and 2-byte ones (and 4-byte
-     * ones without AVX2) copy the source there row after row before the
-     * blocks read it; 8-byte ones without AVX2 are read where they lie
+     * out a destination row at a time, with AVX-512 1- and 2-byte ones
+     * too; 1- and 2-byte ones without AVX-512 (and 4-byte ones without
+     * AVX2) copy the source there row after row before the blocks read
+     * it; 8-byte ones without AVX2 are read where they lie
      * (tilecopy_transpose_direct()).
      * docs/performance.md has the shapes measured. Rows far apart share
      * TLB runs only where the mapping is contiguous: fewer destination
