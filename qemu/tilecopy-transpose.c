@@ -69,13 +69,18 @@ static bool tilecopy_has_avx2(void)
 }
 
 #ifdef TILECOPY_X86
-/* AVX-512 F and BW: the macro tiles' stage tiles of 1- and 2-byte elements. */
+/*
+ * AVX-512 F and BW: the macro tiles' stage tiles of 1- and 2-byte
+ * elements (with the AVX2 blocks and streaming: a VM may offer AVX-512F
+ * without AVX2).
+ */
 static bool tilecopy_has_avx512(void)
 {
     static int avx512 = -1;
 
     if (avx512 < 0) {
-        avx512 = __builtin_cpu_supports("avx512f") &&
+        avx512 = tilecopy_has_avx2() &&
+                 __builtin_cpu_supports("avx512f") &&
                  __builtin_cpu_supports("avx512bw");
     }
     return avx512;
@@ -1112,7 +1117,7 @@ static void tilecopy_direct_staged(const TilecopyKernel *k,
 /*
  * A macro tile's stage rows out: @n bytes (whole 64-byte lines) from
  * @src to the aligned @dst in streaming stores, lines back to back. (Only
- * the AVX2 kernels have stage tiles.)
+ * the AVX2 and AVX-512 kernels have stage tiles.)
  */
 #ifdef TILECOPY_X86
 __attribute__((target("avx2")))
@@ -1225,10 +1230,13 @@ bool tilecopy_transpose_direct(uint8_t *const *drow,
 
         cend = cols / k->stage_cols * k->stage_cols;
         tilecopy_direct_macro(k, drow, row, head, rend, cend, es, stage);
-        *staged = true;
+        /* (a tile narrower than a stage tile goes to the blocks alone) */
+        *staged = cend > 0;
         /*
          * Columns short of a stage tile (up to 63 bytes, 31 16-bit
          * elements) but whole blocks: the blocks, read where they lie.
+         * (4- and 8-byte stage tiles are narrower than their blocks:
+         * nothing left here.)
          */
         for (c = cend; c + k->cols <= bend; c += k->cols) {
             for (r = head; r < rend; r += k->rows) {

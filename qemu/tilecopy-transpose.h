@@ -22,12 +22,13 @@ void tilecopy_transpose(uint8_t *out, const uint8_t *const *row,
  * destination rows @drow (each @rows elements), with streaming stores.
  * With @stage (@stage_size bytes of scratch, or NULL), for rows far apart
  * on both sides, where the tile fits: 4- and 8-byte elements (with AVX2)
- * are macro tiles, transposed there (one row per destination row) and
- * streamed out a destination row at a time; 1- and 2-byte elements (and
- * 4-byte ones without AVX2) copy the source rows there first and the
- * blocks read the copy; either way the same source rows past the columns
- * taken (@cols rounded down to a block; the rest element by element) are
- * prefetched for the next tile. @stage must
+ * and 1- and 2-byte ones (with AVX-512) are macro tiles, transposed there
+ * (one row per destination row) and streamed out a destination row at a
+ * time, the columns short of a stage tile by the blocks; 1- and 2-byte
+ * elements without AVX-512 (and 4-byte ones without AVX2) copy the source
+ * rows there first and the blocks read the copy; either way the same
+ * source rows past the columns taken (@cols rounded down to a block; the
+ * rest element by element) are prefetched for the next tile. @stage must
  * not overlap @row or @drow; *@staged tells whether the stage was used.
  * Returns false, having written nothing, when it has no kernel for the
  * shape: @es without a SIMD kernel on this host, fewer rows or columns

@@ -1106,8 +1106,9 @@ static uint64_t tilecopy_probe_rows(TilecopyState *s, TilecopyJob *j,
  * Returns the columns (destination rows) done; the caller does the rest
  * through the tile buffer. @rows advance past the columns done. @staged
  * (rows far apart on both sides): through the second half of the tile
- * buffer (a copy of the source, or macro tiles of 4- and 8-byte
- * elements: tilecopy_transpose_direct()), which the tile needs only once
+ * buffer (a copy of the source, or macro tiles: 4- and 8-byte elements
+ * with AVX2, 1- and 2-byte ones with AVX-512;
+ * tilecopy_transpose_direct()), which the tile needs only once
  * the direct path has given up; *@nstaged counts the columns done so.
  * The source rows' entries are held (tilecopy_hold() before their
  * gather) and stay: the destination is looked up with j->keep, and stops
