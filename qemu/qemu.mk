@@ -9,6 +9,8 @@
 #                       UBSan); about a minute once that QEMU is built (its
 #                       cold build takes about half an hour here, a change
 #                       to qemu/ well under a minute), so part of `make check`
+#   make check-transpose-host  the model's transposes built alone, with
+#                       guard pages after every source row (no QEMU)
 #   make bench-device   ~64 MB transposes on the engine vs host memcpy
 #
 # The cache: ${TILECOPY_CACHE:-$HOME/.cache/tilecopy}/qemu; a rebuild happens
@@ -84,6 +86,24 @@ check-device-asan: qemu-build-asan $(DEV_TEST) $(DEV_FW_DEPS)
 
 bench-device: qemu-build $(DEV_BENCH)
 	$(DEV_ENV) timeout 900 $(DEV_BENCH)
+
+# The model's straight-to-destination transposes on their own (no QEMU):
+# tilecopy-transpose.c against the stand-in headers of tests/device/host/,
+# every source row ending at an unmapped page (over-reads fault there,
+# unlike in guest RAM), with the host's SIMD features and with AVX-512 and
+# AVX2 masked. A few seconds.
+TRANSPOSE_HOST_TEST := $(DEV_DIR)/test_transpose_host
+$(TRANSPOSE_HOST_TEST): tests/device/test_transpose_host.c qemu/tilecopy-transpose.c \
+			qemu/tilecopy-transpose.h $(wildcard tests/device/host/qemu/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(TOP)/tests/device/host \
+		-I$(TOP)/qemu $(DEV_CHECK_CFLAGS) -o $@ tests/device/test_transpose_host.c \
+		qemu/tilecopy-transpose.c $(DEV_CHECK_LIBS)
+
+.PHONY: check-transpose-host
+check-transpose-host: $(TRANSPOSE_HOST_TEST)
+	CK_FORK=yes timeout 300 $(TRANSPOSE_HOST_TEST)
+CHECK_TARGETS += check-transpose-host
 
 # check-device-asan is not in make check: its cold sanitizer build (~15-33
 # minutes here) would take a fresh machine's make check past its budget.
