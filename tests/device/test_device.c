@@ -3199,6 +3199,29 @@ START_TEST(test_cross_staged)
 END_TEST
 
 /*
+ * Per element size (1..8), from the tilecopy_tile trace of @e's QEMU:
+ * tiles, columns done straight, columns through the stage.
+ */
+static void tile_trace_sums(struct env *e, unsigned long long tiles[9],
+			    unsigned long long straight[9], unsigned long long staged[9])
+{
+	char *log = qts_log(e->q), *p;
+
+	for (p = log; (p = strstr(p, "tilecopy_tile ")); p++) {
+		unsigned long long rows, cols, done, st;
+		unsigned el;
+
+		if (sscanf(p, "tilecopy_tile elem %u rows %llu cols %llu direct %llu staged %llu",
+			   &el, &rows, &cols, &done, &st) == 5 && el <= 8) {
+			tiles[el]++;
+			straight[el] += done;
+			staged[el] += st;
+		}
+	}
+	free(log);
+}
+
+/*
  * Macro tiles (4- and 8-byte elements; review of 6390aee): transposes whose
  * rows lie a page or more apart on both sides, every element size (the
  * macro tiles; for 1 and 2 bytes the staged copy, or with AVX-512 on the
@@ -3244,7 +3267,7 @@ START_TEST(test_cross_far_edges)
 	struct env e;
 	struct ring r;
 	unsigned pr, es, sh, scat, t = 0;
-	char *log, *p, what[128];
+	char what[128];
 	bool narrow;
 
 	for (pr = 0; pr < sizeof(props) / sizeof(props[0]); pr++) {
@@ -3279,19 +3302,7 @@ START_TEST(test_cross_far_edges)
 				}
 			}
 		}
-		log = qts_log(e.q);
-		for (p = log; (p = strstr(p, "tilecopy_tile ")); p++) {
-			unsigned long long rows, cols, done, st;
-			unsigned el;
-
-			if (sscanf(p, "tilecopy_tile elem %u rows %llu cols %llu direct %llu staged %llu",
-				   &el, &rows, &cols, &done, &st) == 5 && el <= 8) {
-				tiles[el]++;
-				straight[el] += done;
-				staged[el] += st;
-			}
-		}
-		free(log);
+		tile_trace_sums(&e, tiles, straight, staged);
 		fprintf(stderr, "/cross/far-edges %s:", props[pr] ? props[pr] : "default");
 		for (es = 1; es <= 8; es *= 2)
 			fprintf(stderr, " es %u: %llu tiles, %llu columns straight, %llu staged;",
@@ -3352,16 +3363,16 @@ START_TEST(test_cross_far_macro)
 	};
 	struct env e;
 	struct ring r;
-	unsigned sh, scat, t = 0;
-	unsigned long long staged[9] = { 0 };
-	char *log, *p, what[128];
+	unsigned sh, scat, es, t = 0;
+	unsigned long long staged[9] = { 0 }, straight[9] = { 0 }, tiles[9] = { 0 };
+	char what[128];
 
 	env_up_args(&e, NULL, "-trace tilecopy_tile", 1);
 	ring_setup(&e.d, 0, &r, 16);
 	for (sh = 0; sh < sizeof(shapes) / sizeof(shapes[0]); sh++) {
-		unsigned es = shapes[sh].es, k;
+		unsigned k;
 
-		for (k = 0; k < 2; k++, es *= 4) {	/* and 4 or 8 bytes */
+		for (es = shapes[sh].es, k = 0; k < 2; k++, es *= 4) {	/* and 4 or 8 bytes */
 			const uint32_t m = shapes[sh].m, n = shapes[sh].n;
 			const uint64_t sr = shapes[sh].spitch / es, dr = shapes[sh].dpitch / es;
 			/* the last source row ends at a page's end */
@@ -3383,18 +3394,9 @@ START_TEST(test_cross_far_macro)
 			}
 		}
 	}
-	log = qts_log(e.q);
-	for (p = log; (p = strstr(p, "tilecopy_tile ")); p++) {
-		unsigned long long rows, cols, done, st;
-		unsigned el;
-
-		if (sscanf(p, "tilecopy_tile elem %u rows %llu cols %llu direct %llu staged %llu",
-			   &el, &rows, &cols, &done, &st) == 5 && el <= 8)
-			staged[el] += st;
-	}
-	free(log);
-	for (sh = 1; sh <= 8; sh *= 2)
-		ck_assert_msg(staged[sh] || !host_staged(sh), "es %u: nothing staged", sh);
+	tile_trace_sums(&e, tiles, straight, staged);
+	for (es = 1; es <= 8; es *= 2)
+		ck_assert_msg(staged[es] || !host_staged(es), "es %u: nothing staged", es);
 	env_down(&e);
 }
 END_TEST

@@ -1641,8 +1641,8 @@ END_TEST
 /*
  * The crowded-rows transposes (wide tiles and their masked edges, and a
  * narrow control) with the source's last byte, or its first, against a
- * PROT_NONE page, and the destination's last byte against one where that
- * keeps it on its lines: a read or write outside the tensors faults here,
+ * PROT_NONE page, and the destination on its lines, its last byte within
+ * a line of one: a read or write outside the tensors faults here,
  * where check_descs' buffers have 64-127 bytes of slack. Outputs of 4 MiB
  * or more (streamed: the macro tiles); rows left over as listed.
  */
@@ -1665,23 +1665,35 @@ static const struct guard_case {
 	{ 4, 64, 100, 1024, 0 },	/* narrow tiles */
 };
 
-/* @bytes against a PROT_NONE page (before it, or after it); NULL if no memory. */
-static unsigned char *guarded_map(size_t bytes, int lead, size_t align,
-				  void **map, size_t *len)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), np = (bytes + pg - 1) / pg;
-	unsigned char *m, *p;
+/*
+ * @bytes whose last byte is the last before an inaccessible page (with
+ * @lead: whose first byte is the first after one): a load past the end
+ * (an edge's mask dropped) faults. Free with guard_free().
+ */
+struct guarded {
+	char *map;
+	size_t len;
+};
 
-	*len = (np + 1) * pg;
-	m = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return NULL;
-	*map = m;
-	ck_assert(!mprotect(lead ? m : m + np * pg, pg, PROT_NONE));
-	if (lead)
-		return m + pg;
-	p = m + np * pg - bytes;
-	return (uintptr_t)p % align ? m : p;
+static void *guard_alloc_at(struct guarded *g, size_t bytes, int lead)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), data = (bytes + pg - 1) / pg * pg;
+
+	g->len = data + pg;
+	g->map = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(g->map != MAP_FAILED);
+	ck_assert(!mprotect(lead ? g->map : g->map + data, pg, PROT_NONE));
+	return lead ? g->map + pg : g->map + data - bytes;
+}
+
+static void *guard_alloc(struct guarded *g, size_t bytes)
+{
+	return guard_alloc_at(g, bytes, 0);
+}
+
+static void guard_free(struct guarded *g)
+{
+	munmap(g->map, g->len);
 }
 
 START_TEST(test_crowded_rows_guard)
@@ -1698,9 +1710,9 @@ START_TEST(test_crowded_rows_guard)
 				const struct guard_case *q = &guard_cases[i];
 				__u32 rows = q->rows;
 				struct drm_tilecopy_desc d;
-				size_t ssz, dsz, sl, dl;
+				size_t ssz, dsz;
 				unsigned char *src, *dst, *ref;
-				void *sm, *dm;
+				struct guarded gs, gd;
 				char what[112];
 
 				while ((size_t)rows * q->cols * q->es < (4u << 20))
@@ -1710,10 +1722,11 @@ START_TEST(test_crowded_rows_guard)
 				d.src = q->off * q->es;
 				ssz = need_bytes(&d, 1);
 				dsz = need_bytes(&d, 0);
-				src = guarded_map(ssz, lead, 1, &sm, &sl);
-				dst = guarded_map(dsz, 0, 64, &dm, &dl);
+				src = guard_alloc_at(&gs, ssz, lead);
+				/* whole lines: on them, its last byte within one of the guard */
+				dst = guard_alloc(&gd, (dsz + 63) / 64 * 64);
 				ref = malloc(dsz);
-				ck_assert(src && dst && ref);
+				ck_assert(ref);
 				for (__u32 r = 0; r < rows; r++)	/* the rows read */
 					fill_noise(src + d.src + r * q->sld * q->es,
 						   (size_t)q->cols * q->es, 0x1234 + r);
@@ -1734,8 +1747,8 @@ START_TEST(test_crowded_rows_guard)
 						     be->name, what, j, dsz);
 				}
 				free(ref);
-				munmap(sm, sl);
-				munmap(dm, dl);
+				guard_free(&gs);
+				guard_free(&gd);
 			}
 	}
 	ck_assert(!tilecopy_cpu_set_threads(0));
@@ -1980,31 +1993,6 @@ static void tr_fill_src(unsigned char *s, size_t n, int how)
 	for (size_t i = 0; how == 2 && i < n; i++)
 		if (rnd_below(3) == 0)
 			memcpy(s + 4 * i, &tr_special[rnd_below(sizeof(tr_special) / 4)], 4);
-}
-
-/*
- * @bytes whose last byte is the last before an inaccessible page: a load
- * past the end (an edge's mask dropped) faults. Free with guard_free().
- */
-struct guarded {
-	char *map;
-	size_t len;
-};
-
-static void *guard_alloc(struct guarded *g, size_t bytes)
-{
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE), data = (bytes + pg - 1) / pg * pg;
-
-	g->len = data + pg;
-	g->map = mmap(NULL, g->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ck_assert(g->map != MAP_FAILED);
-	ck_assert(!mprotect(g->map + data, pg, PROT_NONE));
-	return g->map + data - bytes;
-}
-
-static void guard_free(struct guarded *g)
-{
-	munmap(g->map, g->len);
 }
 
 /*
