@@ -449,9 +449,9 @@ static void tilecopy_block8_avx2(uint8_t *const *drow, size_t off,
  * columns, transposed into the stage: column k's 8 elements (one line) at
  * st + k * @ld, with cached stores.
  */
-__attribute__((target("avx2")))
-static void tilecopy_stage64_avx2(uint8_t *st, size_t ld,
-                                  const uint8_t *const *row, size_t off)
+__attribute__((target("avx2"), always_inline))
+static inline void tilecopy_stage64_avx2(uint8_t *st, size_t ld,
+                                         const uint8_t *const *row, size_t off)
 {
     uint8_t *const col[4] = { st, st + ld, st + 2 * ld, st + 3 * ld };
     const uint8_t *const in[8] = {
@@ -469,9 +469,9 @@ static void tilecopy_stage64_avx2(uint8_t *st, size_t ld,
  * measured no better than the copied source; this one, the library's AVX2
  * macro-tile register tile, did.)
  */
-__attribute__((target("avx2")))
-static void tilecopy_stage32_avx2(uint8_t *st, size_t ld,
-                                  const uint8_t *const *row, size_t off)
+__attribute__((target("avx2"), always_inline))
+static inline void tilecopy_stage32_avx2(uint8_t *st, size_t ld,
+                                         const uint8_t *const *row, size_t off)
 {
     __m256i a0 = tilecopy_load2(row[0] + off, row[4] + off);
     __m256i a1 = tilecopy_load2(row[1] + off, row[5] + off);
@@ -546,19 +546,51 @@ static inline void tilecopy_stage_wide(uint8_t *st, size_t ld,
     }
 }
 
-__attribute__((target("avx512f,avx512bw")))
-static void tilecopy_stage8_avx512(uint8_t *st, size_t ld,
-                                   const uint8_t *const *row, size_t off)
+__attribute__((target("avx512f,avx512bw"), always_inline))
+static inline void tilecopy_stage8_avx512(uint8_t *st, size_t ld,
+                                          const uint8_t *const *row, size_t off)
 {
     tilecopy_stage_wide(st, ld, row, off, 16);
 }
 
-__attribute__((target("avx512f,avx512bw")))
-static void tilecopy_stage16_avx512(uint8_t *st, size_t ld,
-                                    const uint8_t *const *row, size_t off)
+__attribute__((target("avx512f,avx512bw"), always_inline))
+static inline void tilecopy_stage16_avx512(uint8_t *st, size_t ld,
+                                           const uint8_t *const *row,
+                                           size_t off)
 {
     tilecopy_stage_wide(st, ld, row, off, 8);
 }
+
+/*
+ * A macro tile's stage filled: the tile's @nr source rows @row[0..] by
+ * @cend columns, @srows rows at a time across the columns (each row's lines
+ * in order), @scols columns a stage tile, destination row c's @nr elements
+ * at @stage + c * @burst. One function per stage tile with the tile inlined:
+ * called through the kernel table once per stage tile, the f32 one (128
+ * bytes a call) ran 10-15% slower in a host harness of these tiles.
+ */
+#define TILECOPY_STAGE_FILL(name, tgt, tile, srows, scols, es)           \
+__attribute__((target(tgt)))                                            \
+static void name(uint8_t *stage, size_t burst, const uint8_t *const *row,\
+                 size_t nr, size_t cend)                                \
+{                                                                       \
+    size_t r, c;                                                        \
+                                                                        \
+    for (r = 0; r < nr; r += (srows)) {                                 \
+        for (c = 0; c < cend; c += (scols)) {                           \
+            tile(stage + c * burst + r * (es), burst, row + r, c * (es));\
+        }                                                               \
+    }                                                                   \
+}
+
+TILECOPY_STAGE_FILL(tilecopy_fill64_avx2, "avx2", tilecopy_stage64_avx2,
+                    8, 4, 8)
+TILECOPY_STAGE_FILL(tilecopy_fill32_avx2, "avx2", tilecopy_stage32_avx2,
+                    8, 4, 4)
+TILECOPY_STAGE_FILL(tilecopy_fill8_avx512, "avx512f,avx512bw",
+                    tilecopy_stage8_avx512, 16, 64, 1)
+TILECOPY_STAGE_FILL(tilecopy_fill16_avx512, "avx512f,avx512bw",
+                    tilecopy_stage16_avx512, 8, 32, 2)
 
 /* Stream @count lines of four 16-byte parts, each line's stores together. */
 static void tilecopy_stream_lines(uint8_t *const *drow, size_t off,
@@ -623,20 +655,21 @@ static void tilecopy_block32_sse2(uint8_t *const *drow, size_t off,
 
 typedef void TilecopyBlockFn(uint8_t *const *drow, size_t off,
                              const uint8_t *const *in);
-typedef void TilecopyStageFn(uint8_t *st, size_t ld,
-                             const uint8_t *const *row, size_t off);
+typedef void TilecopyFillFn(uint8_t *stage, size_t burst,
+                            const uint8_t *const *row, size_t nr,
+                            size_t cend);
 
 /*
  * A block kernel: @rows x @cols elements, @rows * es = one 64-byte line;
  * for the macro tiles (4- and 8-byte elements with AVX2, 1- and 2-byte
- * ones with AVX-512) also a stage tile of @stage_rows x @stage_cols.
+ * ones with AVX-512) also the @fill of a stage from stage tiles
+ * @stage_cols wide.
  */
 typedef struct TilecopyKernel {
     size_t rows, cols;
     TilecopyBlockFn *fn;
     size_t stage_cols;
-    TilecopyStageFn *stage;
-    size_t stage_rows;
+    TilecopyFillFn *fill;
 } TilecopyKernel;
 
 static const TilecopyKernel *tilecopy_kernel(unsigned es)
@@ -644,20 +677,20 @@ static const TilecopyKernel *tilecopy_kernel(unsigned es)
 #ifdef TILECOPY_X86
     /* 8- and 16-bit elements take the buffer's path without AVX2 */
     static const TilecopyKernel sse2[] = {
-        { 0, 0, NULL, 0, NULL, 0 },
-        { 0, 0, NULL, 0, NULL, 0 },
-        { 16, 4, tilecopy_block32_sse2, 0, NULL, 0 },
-        { 8, 2, tilecopy_block64_sse2, 0, NULL, 0 },
+        { 0, 0, NULL, 0, NULL },
+        { 0, 0, NULL, 0, NULL },
+        { 16, 4, tilecopy_block32_sse2, 0, NULL },
+        { 8, 2, tilecopy_block64_sse2, 0, NULL },
     };
     static const TilecopyKernel avx2[] = {
-        { 64, 16, tilecopy_block8_avx2, 0, NULL, 0 },
-        { 32, 8, tilecopy_block16_avx2, 0, NULL, 0 },
-        { 16, 8, tilecopy_block32_avx2, 4, tilecopy_stage32_avx2, 8 },
-        { 8, 4, tilecopy_block64_avx2, 4, tilecopy_stage64_avx2, 8 },
+        { 64, 16, tilecopy_block8_avx2, 0, NULL },
+        { 32, 8, tilecopy_block16_avx2, 0, NULL },
+        { 16, 8, tilecopy_block32_avx2, 4, tilecopy_fill32_avx2 },
+        { 8, 4, tilecopy_block64_avx2, 4, tilecopy_fill64_avx2 },
     };
     static const TilecopyKernel avx512[] = {
-        { 64, 16, tilecopy_block8_avx2, 64, tilecopy_stage8_avx512, 16 },
-        { 32, 8, tilecopy_block16_avx2, 32, tilecopy_stage16_avx512, 8 },
+        { 64, 16, tilecopy_block8_avx2, 64, tilecopy_fill8_avx512 },
+        { 32, 8, tilecopy_block16_avx2, 32, tilecopy_fill16_avx512 },
     };
     const TilecopyKernel *k;
 
@@ -1168,21 +1201,19 @@ static void tilecopy_direct_macro(const TilecopyKernel *k,
                                   uint8_t *stage)
 {
     size_t nr = r1 - r0, burst = nr * es, len = cend * es;
-    size_t r, c, j, b;
+    size_t c, j = 0, acc = 0, b;
 
-    for (r = r0; r < r1; r += k->stage_rows) {
-        for (c = 0; c < cend; c += k->stage_cols) {
-            k->stage(stage + c * burst + (r - r0) * es, burst, row + r,
-                     c * es);
-        }
-    }
+    k->fill(stage, burst, row + r0, nr, cend);
     for (c = 0; c < cend; c++) {
         tilecopy_stream_run(drow[c] + r0 * es, stage + c * burst, burst);
         /*
          * A hint: past the end of a mapping it reads nothing (addresses
          * as integers: pointers past the row's end would be undefined).
+         * Rows nr * c / cend to nr * (c + 1) / cend, counted rather than
+         * divided (two divisions a destination row cost f32 a few
+         * percent).
          */
-        for (j = nr * c / cend; j < nr * (c + 1) / cend; j++) {
+        for (acc += nr; acc >= cend; acc -= cend, j++) {
             uintptr_t next = (uintptr_t)row[r0 + j] + len;
 
             for (b = 0; b < len; b += 64) {
@@ -1225,7 +1256,7 @@ bool tilecopy_transpose_direct(uint8_t *const *drow,
                 tilecopy_direct_block(k, drow, row, r, c, es);
             }
         }
-    } else if (stage && k->stage && (rend - head) * cols * es <= stage_size) {
+    } else if (stage && k->fill && (rend - head) * cols * es <= stage_size) {
         size_t bend = cend;
 
         cend = cols / k->stage_cols * k->stage_cols;
@@ -1244,7 +1275,7 @@ bool tilecopy_transpose_direct(uint8_t *const *drow,
             }
         }
         cend = c;
-    } else if (stage && !k->stage && es < 8 &&
+    } else if (stage && !k->fill && es < 8 &&
                (rend - head) * cend * es <= stage_size) {
         tilecopy_direct_staged(k, drow, row, head, rend, cend, es, stage);
         *staged = true;
