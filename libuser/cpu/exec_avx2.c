@@ -531,6 +531,9 @@ static void fn(char *dst, const char *src, int nt)			\
 AVX2_FRACTAL(avx2_fractal1, 1, avx2_tile1_h)
 AVX2_FRACTAL(avx2_fractal2, 2, avx2_tile2_l2)
 
+/* struct tc_kernels' @runs_pairs: each 32-byte run a register */
+TC_DEFINE_RUNS_PAIRS(avx2_runs_pairs, __m256i, 32, LD, ST, NT2)
+
 static void avx2_sfence(void)
 {
 	_mm_sfence();
@@ -545,6 +548,7 @@ static const struct tc_kernels avx2_kernels = {
 	.fractal = { avx2_fractal1, avx2_fractal2, NULL, NULL },
 	.fr_prepare = avx2_fr_prepare,
 	.fr_run = avx2_fr_run,
+	.runs_pairs = avx2_runs_pairs,
 	.sfence = avx2_sfence,
 };
 

@@ -526,6 +526,30 @@ static void avx512_runs(char *dst, size_t dld, const char *src, size_t sld,
 		avx512_copy(dst + i * dld, src + i * sld, run, nt);
 }
 
+/* struct tc_kernels' @runs_pairs: lanes 0-1 of both rows, then lanes 2-3. */
+static void avx512_runs_pairs(char *dst, size_t dld, const char *src,
+			      size_t sld, size_t rows, size_t cols, int nt)
+{
+	int st = nt && !(((uintptr_t)dst | dld) & 63);
+
+	for (size_t c = 0; c < cols; c += 2)
+		for (size_t r = 0; r < rows; r += 2) {
+			const char *s = src + r * sld + c * 32;
+			__m512i a = LD(s), b = LD(s + sld);
+			__m512i lo = _mm512_shuffle_i64x2(a, b, 0x44);
+			__m512i hi = _mm512_shuffle_i64x2(a, b, 0xee);
+			char *d = dst + c * dld + r * 32;
+
+			if (st) {
+				NT4(d, lo);
+				NT4(d + dld, hi);
+			} else {
+				ST(d, lo);
+				ST(d + dld, hi);
+			}
+		}
+}
+
 static void avx512_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 {
 	unsigned char rot[64];
@@ -569,6 +593,7 @@ static const struct tc_kernels avx512_kernels = {
 	.fr_prepare = avx512_fr_prepare,
 	.fr_run = avx512_fr_run,
 	.fractal = { avx512_fractal1, avx512_fractal2, NULL, NULL },
+	.runs_pairs = avx512_runs_pairs,
 	.sfence = avx512_sfence,
 };
 

@@ -217,6 +217,9 @@ static void neon_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 	}
 }
 
+/* (no streaming stores: @STREAM is the plain store) */
+TC_DEFINE_RUNS_PAIRS(neon_runs_pairs, uint8x16_t, 16, LDV1, ST1, ST1)
+
 static const struct tc_kernels neon_kernels = {
 	.name = "neon",
 	.copy = neon_copy,
@@ -225,6 +228,7 @@ static const struct tc_kernels neon_kernels = {
 	.transpose = { neon_tr1, neon_tr2, neon_tr4, neon_tr8 },
 	.fr_prepare = neon_fr_prepare,
 	.fr_run = neon_fr_run,
+	.runs_pairs = neon_runs_pairs,
 	.sfence = NULL,
 };
 

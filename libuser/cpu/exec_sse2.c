@@ -129,6 +129,8 @@ static void sse2_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 	}
 }
 
+TC_DEFINE_RUNS_PAIRS(sse2_runs_pairs, __m128i, 16, LDV1, ST1, NT1)
+
 static void sse2_sfence(void)
 {
 	_mm_sfence();
@@ -140,6 +142,7 @@ static const struct tc_kernels sse2_kernels = {
 	.fill = sse2_fill,
 	.runs = sse2_runs,
 	.transpose = { sse2_tr1, sse2_tr2, sse2_tr4, sse2_tr8 },
+	.runs_pairs = sse2_runs_pairs,
 	.sfence = sse2_sfence,
 };
 

@@ -110,6 +110,13 @@ int tc_fr_build(struct tc_fr_plan *p, unsigned vb, int pair, size_t rows,
  * @fractal: optional, by log2(elem_size) (NULL: none): one whole fractal
  *	of B x B elements, B = 32 / es, contiguous on both sides (zN <-> nZ):
  *	element (r, c) at src + 32 r + es c goes to dst + 32 c + es r.
+ * @runs_pairs: optional (NULL: none). Runs of 32 bytes transposed two by
+ *	two (RowMajor <-> zN, zZ, nN of 32-byte fractal rows): run (r, c) of
+ *	@rows x @cols, both even, read at src + r * sld + 32 c, goes to
+ *	dst + c * dld + 32 r. Runs (r, c) and (r, c + 1) are one 64-byte
+ *	source piece, read once; runs (r, c) and (r + 1, c) one 64-byte
+ *	destination piece, written at once (streamed when @nt and @dst and
+ *	@dld are multiples of 64). Columns in pairs outside, rows inside.
  * @sfence: orders non-temporal stores (NULL when @copy never uses them).
  */
 struct tc_kernels {
@@ -125,6 +132,8 @@ struct tc_kernels {
 	void (*fr_run)(const void *prog, char *dst, const char *src, size_t sld,
 		       size_t cols, int nt);
 	void (*fractal[4])(char *dst, const char *src, int nt);
+	void (*runs_pairs)(char *dst, size_t dld, const char *src, size_t sld,
+			   size_t rows, size_t cols, int nt);
 	void (*sfence)(void);
 };
 
@@ -487,6 +496,45 @@ fn(char *dst, size_t dld, const char *src, size_t sld, size_t rows,	\
 			     src + r0 * sld + c0 * (es), sld, MR_, cols - c0); \
 	}								\
 	return rr_;							\
+}
+
+/*
+ * TC_DEFINE_RUNS_PAIRS - struct tc_kernels' @runs_pairs from @vb-byte
+ * vectors (16 or 32; @LD, @ST, and @STREAM for streamed stores, or @ST
+ * again): the two source pieces' vectors loaded, then each destination
+ * line's stored together.
+ */
+#define TC_DEFINE_RUNS_PAIRS(fn, vec_t, vb, LD, ST, STREAM)		\
+static void fn(char *dst, size_t dld, const char *src, size_t sld,	\
+	       size_t rows, size_t cols, int nt)			\
+{									\
+	enum { N_ = 32 / (vb) };	/* vectors a run */		\
+	int st_ = nt && !(((uintptr_t)dst | dld) & 63);		\
+									\
+	for (size_t c = 0; c < cols; c += 2)				\
+		for (size_t r = 0; r < rows; r += 2) {			\
+			const char *s_ = src + r * sld + c * 32;	\
+			char *d_ = dst + c * dld + r * 32;		\
+			vec_t v_[4 * N_];				\
+									\
+			_Pragma("GCC unroll 2")				\
+			for (int h = 0; h < N_; h++) {			\
+				v_[h] = LD(s_ + (vb) * h);		\
+				v_[N_ + h] = LD(s_ + sld + (vb) * h);	\
+				v_[2 * N_ + h] = LD(s_ + 32 + (vb) * h); \
+				v_[3 * N_ + h] = LD(s_ + sld + 32 + (vb) * h); \
+			}						\
+			_Pragma("GCC unroll 8")				\
+			for (int u = 0; u < 4 * N_; u++) {		\
+				char *o_ = d_ + u / (2 * N_) * dld +	\
+					   (vb) * (u % (2 * N_));	\
+									\
+				if (st_)				\
+					STREAM(o_, v_[u]);		\
+				else					\
+					ST(o_, v_[u]);			\
+			}						\
+		}							\
 }
 
 /*

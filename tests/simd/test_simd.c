@@ -284,6 +284,78 @@ START_TEST(test_runs)
 }
 END_TEST
 
+/*
+ * 32-byte runs transposed (RowMajor <-> zN of 32-byte fractal rows), which
+ * kernels with @runs_pairs take two by two: both directions, even and odd
+ * counts of rows and columns (the last row and column go as plain runs),
+ * rows 64 KB apart as zN's blocks of 2048 rows are, one and two threads, on
+ * and off the 64-byte lines, outputs under and over the size from which
+ * stores are streamed.
+ */
+static const struct pairs_case {
+	__u32 rows, cols;	/* runs: rows along the source's outer dim */
+	__u32 gap;		/* bytes added to the source's row pitch */
+} pairs_cases[] = {
+	{ 2, 2, 0 }, { 3, 2, 0 }, { 2, 3, 0 }, { 3, 3, 32 }, { 16, 33, 0 },
+	{ 17, 32, 64 }, { 33, 5, 0 }, { 64, 64, 0 }, { 2048, 6, 0 },
+	{ 1023, 33, 0 }, { 6, 2048, 0 },
+	/* outputs of 4 MiB or more: streamed (TC_NT_THRESHOLD) */
+	{ 2048, 64, 0 }, { 4096, 33, 0 }, { 1025, 130, 32 },
+};
+
+static struct drm_tilecopy_desc pairs_desc(unsigned es, const struct pairs_case *q,
+					   int to_rows)
+{
+	unsigned run = 32 / es;
+	__u32 ext[3] = { run, q->rows, q->cols };
+	struct drm_tilecopy_desc d = copy_desc(es, 3, ext);
+	__u64 pitch = (__u64)run * q->cols + q->gap / es;
+
+	d.src_stride[0] = d.dst_stride[0] = 1;
+	if (!to_rows) {		/* RowMajor -> zN: rows' runs to column blocks */
+		d.src_stride[1] = pitch;
+		d.src_stride[2] = run;
+		d.dst_stride[1] = run;
+		d.dst_stride[2] = (__u64)run * q->rows;
+	} else {		/* zN -> RowMajor: column blocks to rows */
+		d.src_stride[1] = run;
+		d.src_stride[2] = (__u64)run * q->rows;
+		d.dst_stride[1] = pitch;
+		d.dst_stride[2] = run;
+	}
+	return d;
+}
+
+START_TEST(test_runs_pairs)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	size_t n = sizeof(pairs_cases) / sizeof(pairs_cases[0]);
+
+	if (!be)
+		return;
+	for (int t = 1; t <= 2; t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t));
+		for (size_t i = 0; i < n; i++)
+			for (unsigned v = 0; v < 4; v++) {
+				const struct pairs_case *q = &pairs_cases[i];
+				unsigned es = es_list[(i + v) % 4];
+				struct drm_tilecopy_desc d = pairs_desc(es, q, v & 1);
+				char what[112];
+
+				snprintf(what, sizeof(what),
+					 "runs pairs es=%u %ux%u gap %u, %s, %s, %d threads",
+					 es, q->rows, q->cols, q->gap,
+					 v & 1 ? "to rows" : "to blocks",
+					 v & 2 ? "off the lines" : "on the lines", t);
+				/* v 2, 3: both sides a byte off (no streaming) */
+				check_descs(be, &d, 1, v >> 1, what);
+			}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
 /* Source stride 0 (broadcast), strided gathers, and FILL of every size. */
 START_TEST(test_broadcast_and_fill)
 {
@@ -2432,6 +2504,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/dispatch", test_dispatch, 0);
 	ADD("/simd/transpose-2d", test_transpose_2d, 1);
 	ADD("/simd/runs", test_runs, 1);
+	ADD("/simd/runs-pairs", test_runs_pairs, 1);
 	ADD("/simd/broadcast-fill", test_broadcast_and_fill, 1);
 	ADD("/simd/overlapping-dst", test_overlapping_dst, 1);
 	ADD("/simd/large", test_large, 1);
