@@ -512,7 +512,7 @@ static inline void tilecopy_stage_wide(uint8_t *st, size_t ld,
                                        size_t off, unsigned n)
 {
     __m512i r[16], t[16];
-    unsigned i, s, l;
+    unsigned i, s;
 
 #pragma GCC unroll 16
     for (i = 0; i < n; i++) {
@@ -534,15 +534,17 @@ static inline void tilecopy_stage_wide(uint8_t *st, size_t ld,
             r[i] = t[i];
         }
     }
+    /* (the lane of an extract is an immediate: written out, not a loop) */
 #pragma GCC unroll 16
     for (i = 0; i < n; i++) {
         _mm_storeu_si128((__m128i *)(st + i * ld),
                          _mm512_castsi512_si128(r[i]));
-#pragma GCC unroll 3
-        for (l = 1; l < 4; l++) {
-            _mm_storeu_si128((__m128i *)(st + (l * n + i) * ld),
-                             _mm512_extracti32x4_epi32(r[i], l));
-        }
+        _mm_storeu_si128((__m128i *)(st + (n + i) * ld),
+                         _mm512_extracti32x4_epi32(r[i], 1));
+        _mm_storeu_si128((__m128i *)(st + (2 * n + i) * ld),
+                         _mm512_extracti32x4_epi32(r[i], 2));
+        _mm_storeu_si128((__m128i *)(st + (3 * n + i) * ld),
+                         _mm512_extracti32x4_epi32(r[i], 3));
     }
 }
 
@@ -576,6 +578,8 @@ static void name(uint8_t *stage, size_t burst, const uint8_t *const *row,\
 {                                                                       \
     size_t r, c;                                                        \
                                                                         \
+    /* the table's stage_cols and block rows keep to these */          \
+    assert(nr % (srows) == 0 && cend % (scols) == 0);                   \
     for (r = 0; r < nr; r += (srows)) {                                 \
         for (c = 0; c < cend; c += (scols)) {                           \
             tile(stage + c * burst + r * (es), burst, row + r, c * (es));\

@@ -303,7 +303,8 @@ static const struct pairs_case {
 	{ 2048, 64, 0 }, { 4096, 33, 0 }, { 1025, 130, 32 },
 };
 
-static struct drm_tilecopy_desc pairs_desc(unsigned es, const struct pairs_case *q,
+static struct drm_tilecopy_desc pairs_desc(unsigned es,
+					   const struct pairs_case *q,
 					   int to_rows)
 {
 	unsigned run = 32 / es;
@@ -1827,6 +1828,90 @@ START_TEST(test_crowded_rows_guard)
 }
 END_TEST
 
+/*
+ * /simd/runs-pairs with each tensor's last byte (or first) against a
+ * PROT_NONE page: a kernel that reads a row or a pair ahead (software
+ * pipelining, a rounded-up count) faults here; /simd/runs-pairs' buffers
+ * leave it room. 4 MiB of 64-byte lines ending at the page: streamed.
+ */
+START_TEST(test_runs_pairs_guard)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const unsigned es_list[] = { 1, 2, 4, 8 };
+	static const struct pairs_case gc[] = {
+		{ 2, 2, 0 }, { 3, 3, 0 }, { 17, 5, 32 }, { 16, 34, 0 },
+		{ 2048, 64, 0 },
+	};
+
+	if (!be)
+		return;
+	for (size_t i = 0; i < sizeof(gc) / sizeof(gc[0]); i++)
+		for (unsigned v = 0; v < 4; v++) {
+			unsigned es = es_list[(i + v) % 4];
+			struct drm_tilecopy_desc d = pairs_desc(es, &gc[i], v & 1);
+			size_t ssz = need_bytes(&d, 1), dsz = need_bytes(&d, 0);
+			struct guarded gs, gd;
+			unsigned char *src = guard_alloc_at(&gs, ssz, v >> 1);
+			unsigned char *dst = guard_alloc_at(&gd, dsz, v >> 1);
+			unsigned char *ref = malloc(dsz);
+
+			ck_assert(ref);
+			fill_noise(src, ssz, 0x1234 + ssz);
+			fill_noise(dst, dsz, 0x9876 + dsz);
+			memcpy(ref, dst, dsz);
+			ck_assert_int_eq(tc_exec_scalar(&d, 1, src, ref), 0);
+			ck_assert_int_eq(be->exec_scales(&d, 1, src, dst, NULL),
+					 0);
+			ck_assert_msg(!memcmp(ref, dst, dsz),
+				      "%s: guarded runs pairs es=%u %ux%u, %s, %s",
+				      be->name, es, gc[i].rows, gc[i].cols,
+				      v & 1 ? "to rows" : "to blocks",
+				      v >> 1 ? "guard before" : "guard after");
+			free(ref);
+			guard_free(&gs);
+			guard_free(&gd);
+		}
+}
+END_TEST
+
+/*
+ * /simd/runs-pairs with a batch dim on 2 and 3 threads: the split hands
+ * the pairs boxes that start part-way along the columns.
+ */
+START_TEST(test_runs_pairs_batch)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const __u32 shp[][3] = {	/* rows, cols, batch */
+		{ 1001, 35, 3 }, { 1024, 35, 4 }, { 7, 2049, 9 },
+	};
+
+	if (!be)
+		return;
+	for (int t = 2; t <= 3; t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t));
+		for (unsigned i = 0; i < 3; i++)
+			for (unsigned v = 0; v < 4; v++) {
+				struct pairs_case q = { shp[i][0], shp[i][1],
+							0 };
+				struct drm_tilecopy_desc d =
+					pairs_desc(2, &q, v & 1);
+				__u64 one = (__u64)16 * q.rows * q.cols;
+				char what[96];
+
+				d.ndims = 4;
+				d.extent[3] = shp[i][2];
+				d.src_stride[3] = d.dst_stride[3] = one;
+				snprintf(what, sizeof(what),
+					 "runs pairs f16 %ux%ux%u, %s, %d threads",
+					 q.rows, q.cols, shp[i][2],
+					 v & 1 ? "to rows" : "to blocks", t);
+				check_descs(be, &d, 1, v >> 1, what);
+			}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
 /* The same path in plans the planner builds: RowMajor <-> ColumnMajor u8. */
 START_TEST(test_u8_squares_planner)
 {
@@ -2505,6 +2590,8 @@ static Suite *simd_suite(void)
 	ADD("/simd/transpose-2d", test_transpose_2d, 1);
 	ADD("/simd/runs", test_runs, 1);
 	ADD("/simd/runs-pairs", test_runs_pairs, 1);
+	ADD("/simd/runs-pairs/guard", test_runs_pairs_guard, 1);
+	ADD("/simd/runs-pairs/batch", test_runs_pairs_batch, 1);
 	ADD("/simd/broadcast-fill", test_broadcast_and_fill, 1);
 	ADD("/simd/overlapping-dst", test_overlapping_dst, 1);
 	ADD("/simd/large", test_large, 1);

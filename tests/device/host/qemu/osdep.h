@@ -11,6 +11,7 @@
 #ifndef TC_HOST_OSDEP_H
 #define TC_HOST_OSDEP_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
