@@ -536,6 +536,8 @@ static void avx512_runs_pairs(char *dst, size_t dld, const char *src,
 		for (size_t r = 0; r < rows; r += 2) {
 			const char *s = src + r * sld + c * 32;
 			__m512i a = LD(s), b = LD(s + sld);
+
+			TC_RUNS_PAIRS_PREFETCH(s, sld);
 			__m512i lo = _mm512_shuffle_i64x2(a, b, 0x44);
 			__m512i hi = _mm512_shuffle_i64x2(a, b, 0xee);
 			char *d = dst + c * dld + r * 32;
