@@ -502,9 +502,10 @@ fn(char *dst, size_t dld, const char *src, size_t sld, size_t rows,	\
  * TC_RUNS_PAIRS_PREFETCH - in a @runs_pairs kernel, the pieces four pairs
  * on along both source rows of @s (@sld apart) towards L1: each row is a
  * stream the kernel advances 64 bytes a column pair, 16 of them at once
- * (rows 8 or 128 KB apart, one L1 set). AMD EPYC Zen 5, one thread, x the
- * limit: RowMajor -> zN f16 0.68-0.82x -> 0.89-0.93x, zN -> RowMajor f16
- * 0.62-0.69x -> 0.80-0.81x, i8 alike; 1 KB ahead no better. Addresses
+ * (rows a multiple of 4 KB apart, 4, 8 or 128 KB: one L1 set). AMD EPYC
+ * Zen 5, one thread, x the limit: RowMajor -> zN f16 0.75-0.91x ->
+ * 0.89-0.92x, zN -> RowMajor f16 0.65-0.77x -> 0.81-0.89x, i8 alike
+ * (docs/performance.md, "Runs in pairs"); 1 KB ahead no better. Addresses
  * as integers: a hint, it may point past the tensor.
  */
 #define TC_RUNS_PAIRS_PREFETCH(s, sld)					\
