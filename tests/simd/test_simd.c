@@ -1769,6 +1769,32 @@ static void guard_free(struct guarded *g)
 	munmap(g->map, g->len);
 }
 
+/*
+ * @d on @be from @src into @dst (@dsz bytes, noise), against the scalar
+ * reference on a copy of @dst: the guarded tests' check.
+ */
+static void check_guarded(const struct tc_cpu_backend *be,
+			  const struct drm_tilecopy_desc *d,
+			  const unsigned char *src, unsigned char *dst,
+			  size_t dsz, const char *what)
+{
+	unsigned char *ref = malloc(dsz);
+
+	ck_assert(ref);
+	memcpy(ref, dst, dsz);
+	ck_assert_int_eq(tc_exec_scalar(d, 1, src, ref), 0);
+	ck_assert_int_eq(be->exec_scales(d, 1, src, dst, NULL), 0);
+	if (memcmp(ref, dst, dsz)) {
+		size_t j = 0;
+
+		while (ref[j] == dst[j])
+			j++;
+		ck_abort_msg("%s on %s: first difference at byte %zu of %zu",
+			     be->name, what, j, dsz);
+	}
+	free(ref);
+}
+
 START_TEST(test_crowded_rows_guard)
 {
 	const struct tc_cpu_backend *be = backend_or_skip(_i);
@@ -1784,7 +1810,7 @@ START_TEST(test_crowded_rows_guard)
 				__u32 rows = q->rows;
 				struct drm_tilecopy_desc d;
 				size_t ssz, dsz;
-				unsigned char *src, *dst, *ref;
+				unsigned char *src, *dst;
 				struct guarded gs, gd;
 				char what[112];
 
@@ -1798,28 +1824,15 @@ START_TEST(test_crowded_rows_guard)
 				src = guard_alloc_at(&gs, ssz, lead);
 				/* whole lines: on them, its last byte within one of the guard */
 				dst = guard_alloc(&gd, (dsz + 63) / 64 * 64);
-				ref = malloc(dsz);
-				ck_assert(ref);
 				for (__u32 r = 0; r < rows; r++)	/* the rows read */
 					fill_noise(src + d.src + r * q->sld * q->es,
 						   (size_t)q->cols * q->es, 0x1234 + r);
 				fill_noise(dst, dsz, 0x9876 + dsz);
-				memcpy(ref, dst, dsz);
 				snprintf(what, sizeof(what),
 					 "guarded es=%u %ux%u, sld %llu, %s guard, %d threads",
 					 q->es, rows, q->cols, (unsigned long long)q->sld,
 					 lead ? "leading" : "trailing", t);
-				ck_assert_int_eq(tc_exec_scalar(&d, 1, src, ref), 0);
-				ck_assert_int_eq(be->exec_scales(&d, 1, src, dst, NULL), 0);
-				if (memcmp(ref, dst, dsz)) {
-					size_t j = 0;
-
-					while (ref[j] == dst[j])
-						j++;
-					ck_abort_msg("%s on %s: first difference at byte %zu of %zu",
-						     be->name, what, j, dsz);
-				}
-				free(ref);
+				check_guarded(be, &d, src, dst, dsz, what);
 				guard_free(&gs);
 				guard_free(&gd);
 			}
@@ -1853,21 +1866,16 @@ START_TEST(test_runs_pairs_guard)
 			struct guarded gs, gd;
 			unsigned char *src = guard_alloc_at(&gs, ssz, v >> 1);
 			unsigned char *dst = guard_alloc_at(&gd, dsz, v >> 1);
-			unsigned char *ref = malloc(dsz);
+			char what[96];
 
-			ck_assert(ref);
 			fill_noise(src, ssz, 0x1234 + ssz);
 			fill_noise(dst, dsz, 0x9876 + dsz);
-			memcpy(ref, dst, dsz);
-			ck_assert_int_eq(tc_exec_scalar(&d, 1, src, ref), 0);
-			ck_assert_int_eq(be->exec_scales(&d, 1, src, dst, NULL),
-					 0);
-			ck_assert_msg(!memcmp(ref, dst, dsz),
-				      "%s: guarded runs pairs es=%u %ux%u, %s, %s",
-				      be->name, es, gc[i].rows, gc[i].cols,
-				      v & 1 ? "to rows" : "to blocks",
-				      v >> 1 ? "guard before" : "guard after");
-			free(ref);
+			snprintf(what, sizeof(what),
+				 "guarded runs pairs es=%u %ux%u, %s, %s", es,
+				 gc[i].rows, gc[i].cols,
+				 v & 1 ? "to rows" : "to blocks",
+				 v >> 1 ? "guard before" : "guard after");
+			check_guarded(be, &d, src, dst, dsz, what);
 			guard_free(&gs);
 			guard_free(&gd);
 		}
