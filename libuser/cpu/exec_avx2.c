@@ -534,6 +534,74 @@ AVX2_FRACTAL(avx2_fractal2, 2, avx2_tile2_l2)
 /* struct tc_kernels' @runs_pairs: each 32-byte run a register */
 TC_DEFINE_RUNS_PAIRS(avx2_runs_pairs, __m256i, 32, LD, ST, NT2)
 
+/*
+ * int4 NCHW -> NCHW64 (struct tc_kernels' @tr_split4), as on AVX-512
+ * (exec_avx512.c): each byte tile's destination row, 32 channels of two
+ * pixels, split by nibble in the register before the store. 16 words w:
+ * the first pixel's byte is w's bits 0-3 and 8-11, the second's bits 4-7
+ * and 12-15; packuswb and a qword permute put the first pixel's 16 bytes
+ * at @p and the second's at @p + 32.
+ */
+static inline void avx2_split4_st(char *p, __m256i w)
+{
+	const __m256i m = _mm256_set1_epi16(0x0f), m2 = _mm256_set1_epi16(0xf0);
+	__m256i t = _mm256_srli_epi16(w, 4), u = _mm256_srli_epi16(w, 8);
+	__m256i l = _mm256_or_si256(_mm256_and_si256(w, m), _mm256_and_si256(t, m2));
+	__m256i h = _mm256_or_si256(_mm256_and_si256(t, m), _mm256_and_si256(u, m2));
+	__m256i v = _mm256_permute4x64_epi64(_mm256_packus_epi16(l, h), 0xd8);
+
+	ST1(p, _mm256_castsi256_si128(v));
+	ST1(p + 32, _mm256_extracti128_si256(v, 1));
+}
+TC_DEFINE_TILE(avx2_tile_split4, __m256i, 16, LD2, avx2_split4_st,
+	       _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
+
+/*
+ * Columns [@c, @cols) of any tile: byte tiles of 16 columns into a stage,
+ * each stage row split into the two pixels' @rows / 2 bytes.
+ */
+static void avx2_tr_split4_staged(char *dst, size_t dld, const char *src, size_t sld,
+				  size_t rows, size_t c, size_t cols)
+{
+	/* rows past @rows are never written: zero, not stack garbage, is split */
+	char stage[16 * 64] __attribute__((aligned(32))) = { 0 };
+	char two[64];
+
+	for (; c < cols; c += 16) {
+		size_t n = cols - c < 16 ? cols - c : 16;
+
+		avx2_tr1(stage, 64, src + c, sld, rows, n, 0);
+		for (size_t i = 0; i < n; i++) {
+			char *d = dst + 2 * (c + i) * dld;
+
+			avx2_split4_st(two, LD(stage + i * 64));
+			avx2_split4_st(two + 16, LD(stage + i * 64 + 32));
+			memcpy(d, two, rows / 2);
+			memcpy(d + dld, two + 32, rows / 2);
+		}
+	}
+}
+
+/*
+ * 64 channels whose pixels lie back to back (dld 32: each column two
+ * pixels, one line) go through whole register tiles, channels 0-31 then
+ * 32-63 (the line's four 16-byte quarters); other tiles and the last
+ * columns through the stage.
+ */
+static void avx2_tr_split4(char *dst, size_t dld, const char *src, size_t sld,
+			   size_t rows, size_t cols, int nt)
+{
+	size_t c = 0;
+
+	(void)nt;	/* 16-byte stores: a line is whole only after both tiles */
+	if (rows == 64 && dld == 32)
+		for (; c + 16 <= cols; c += 16) {
+			avx2_tile_split4(dst + c * 64, 64, src + c, sld);
+			avx2_tile_split4(dst + c * 64 + 16, 64, src + 32 * sld + c, sld);
+		}
+	avx2_tr_split4_staged(dst, dld, src, sld, rows, c, cols);
+}
+
 static void avx2_sfence(void)
 {
 	_mm_sfence();
@@ -549,6 +617,7 @@ static const struct tc_kernels avx2_kernels = {
 	.fr_prepare = avx2_fr_prepare,
 	.fr_run = avx2_fr_run,
 	.runs_pairs = avx2_runs_pairs,
+	.tr_split4 = avx2_tr_split4,
 	.sfence = avx2_sfence,
 };
 

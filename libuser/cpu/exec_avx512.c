@@ -552,6 +552,89 @@ static void avx512_runs_pairs(char *dst, size_t dld, const char *src,
 		}
 }
 
+/*
+ * int4 NCHW -> NCHW64 (struct tc_kernels' @tr_split4). The byte tiles'
+ * destination rows are the channels of two pixels (pixel 2c in each
+ * byte's low nibble, 2c + 1 in its high one), split here in the register
+ * before the store: 32 words w, the first pixel's byte is w's bits 0-3
+ * and 8-11, the second's bits 4-7 and 12-15; a select under 0x0f
+ * (vpternlogd) merges w with w >> 4, or w >> 4 with w >> 8, and vpmovwb
+ * keeps each word's low byte. Split in a second pass over a stage, the
+ * stores went out 16 bytes at a time and cost more than the transpose
+ * (docs/performance.md, "int4 in one pass").
+ */
+static inline void avx512_split4(__m512i w, __m256i *lo, __m256i *hi)
+{
+	const __m512i m = _mm512_set1_epi16(0x0f);
+	__m512i t = _mm512_srli_epi16(w, 4), u = _mm512_srli_epi16(w, 8);
+
+	*lo = _mm512_cvtepi16_epi8(_mm512_ternarylogic_epi32(m, w, t, 0xca));
+	*hi = _mm512_cvtepi16_epi8(_mm512_ternarylogic_epi32(m, t, u, 0xca));
+}
+
+/* 64 channels of two pixels as their two 32-byte rows, one line. */
+static inline __m512i avx512_split4_line(__m512i v)
+{
+	__m256i lo, hi;
+
+	avx512_split4(v, &lo, &hi);
+	return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+#define ST_SPLIT4(p, v)		ST((p), avx512_split4_line(v))
+#define NT_SPLIT4(p, v)		NT4((p), avx512_split4_line(v))
+TC_DEFINE_TILE(avx512_tile_split4, __m512i, 16, LD4, ST_SPLIT4,
+	       _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
+TC_DEFINE_TILE(avx512_tile_split4_nt, __m512i, 16, LD4, NT_SPLIT4,
+	       _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
+
+/*
+ * Columns [@c, @cols) of any tile: masked byte tiles of 16 columns into a
+ * stage, each stage row split into the two pixels' @rows / 2 bytes.
+ */
+static void avx512_tr_split4_staged(char *dst, size_t dld, const char *src, size_t sld,
+				    size_t rows, size_t c, size_t cols)
+{
+	/* rows past @rows are never written: zero, not stack garbage, is split */
+	char stage[16 * 64] __attribute__((aligned(64))) = { 0 };
+	__mmask32 m = (__mmask32)avx512_m64(rows / 2);
+	__m256i lo, hi;
+
+	for (; c < cols; c += 16) {
+		size_t n = cols - c < 16 ? cols - c : 16;
+
+		avx512_tm1_l4(stage, 64, src + c, sld, rows, n);
+		for (size_t i = 0; i < n; i++) {
+			char *d = dst + 2 * (c + i) * dld;
+
+			avx512_split4(_mm512_load_si512((const void *)(stage + i * 64)), &lo, &hi);
+			_mm256_mask_storeu_epi8(d, m, lo);
+			_mm256_mask_storeu_epi8(d + dld, m, hi);
+		}
+	}
+}
+
+/*
+ * 64 channels whose pixels lie back to back (dld 32: each column two
+ * pixels, one line) go through whole register tiles, streamed when @nt
+ * and on the lines; other tiles and the last columns through the stage.
+ */
+static void avx512_tr_split4(char *dst, size_t dld, const char *src, size_t sld,
+			     size_t rows, size_t cols, int nt)
+{
+	size_t c = 0;
+
+	if (rows == 64 && dld == 32) {
+		int st = nt && !((uintptr_t)dst & 63);
+
+		for (; c + 16 <= cols; c += 16)
+			if (st)
+				avx512_tile_split4_nt(dst + c * 64, 64, src + c, sld);
+			else
+				avx512_tile_split4(dst + c * 64, 64, src + c, sld);
+	}
+	avx512_tr_split4_staged(dst, dld, src, sld, rows, c, cols);
+}
+
 static void avx512_fill(char *dst, const unsigned char pat[64], size_t n, int nt)
 {
 	unsigned char rot[64];
@@ -596,6 +679,7 @@ static const struct tc_kernels avx512_kernels = {
 	.fr_run = avx512_fr_run,
 	.fractal = { avx512_fractal1, avx512_fractal2, NULL, NULL },
 	.runs_pairs = avx512_runs_pairs,
+	.tr_split4 = avx512_tr_split4,
 	.sfence = avx512_sfence,
 };
 

@@ -117,6 +117,13 @@ int tc_fr_build(struct tc_fr_plan *p, unsigned vb, int pair, size_t rows,
  *	source piece, read once; runs (r, c) and (r + 1, c) one 64-byte
  *	destination piece, written at once (streamed when @nt and @dst and
  *	@dld are multiples of 64). Columns in pairs outside, rows inside.
+ * @tr_split4: optional (NULL: a byte transpose into a stage, then a
+ *	portable split). int4 NCHW -> NCHW64: @rows (even, at most 64) source
+ *	rows of @cols bytes, @sld apart; byte c of row k holds pixels 2c (low
+ *	nibble) and 2c + 1 (high) of channel k. Pixel p's @rows channels go to
+ *	@rows / 2 bytes at dst + p * dld, channel 2j in byte j's low nibble,
+ *	2j + 1 in its high one; the bytes between are kept. @nt allows
+ *	non-temporal stores.
  * @sfence: orders non-temporal stores (NULL when @copy never uses them).
  */
 struct tc_kernels {
@@ -134,6 +141,8 @@ struct tc_kernels {
 	void (*fractal[4])(char *dst, const char *src, int nt);
 	void (*runs_pairs)(char *dst, size_t dld, const char *src, size_t sld,
 			   size_t rows, size_t cols, int nt);
+	void (*tr_split4)(char *dst, size_t dld, const char *src, size_t sld,
+			  size_t rows, size_t cols, int nt);
 	void (*sfence)(void);
 };
 

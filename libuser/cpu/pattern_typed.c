@@ -406,7 +406,8 @@ static void tc_pack_split(unsigned char *lo, unsigned char *hi, const unsigned c
  * pixels of a channel, so the bytes are transposed as they are (half the
  * bytes of an unpacked stage) and each stage row, the channels of two
  * pixels, split into the two destination rows by its low and high
- * nibbles. @return 0 if the tile is not of that shape.
+ * nibbles: in the registers where the executor has @tr_split4, else over
+ * the stage. @return 0 if the tile is not of that shape.
  */
 static int tc_tile_pairs(const struct tc_top *t, int64_t so, int64_t dso, size_t nc,
 			 size_t nr, char *stage)
@@ -417,6 +418,11 @@ static int tc_tile_pairs(const struct tc_top *t, int64_t so, int64_t dso, size_t
 	if (!t->cv->copy || t->sbits != 4 ||
 	    ((so | b->ss | (int64_t)nr | dso | a->ds | (int64_t)nc) & 1))
 		return 0;
+	if (t->k->tr_split4 && nc <= 64) {	/* (few pixels: longer rows) */
+		t->k->tr_split4((char *)d + dso / 2, (size_t)a->ds / 2, t->src + so / 2,
+				(size_t)b->ss / 2, nc, nr / 2, t->nt);
+		return 1;
+	}
 	t->k->transpose[0](stage, nc, t->src + so / 2, (size_t)b->ss / 2, nc, nr / 2, 0);
 	for (size_t q = 0; q < nr / 2; q++) {
 		const unsigned char *row = (const unsigned char *)stage + q * nc;
@@ -592,6 +598,8 @@ static void tc_top_run(const struct tc_top *t)
 	}
 	if (t->a >= 0 && scratch) {
 		tc_top_foreach(t, ab, tc_tr_point, scratch);
+		if (t->nt && t->k->sfence)	/* a tr_split4 may stream */
+			t->k->sfence();
 		return;
 	}
 	tc_top_foreach(t, 1u, tc_run_point, NULL);	/* (no memory: the runs) */

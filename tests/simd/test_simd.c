@@ -2325,6 +2325,101 @@ START_TEST(test_typed_threads)
 }
 END_TEST
 
+/*
+ * int4 NCHW -> NCHW64 (4-bit copies whose rows and pixel pairs are bytes:
+ * the bytes transposed, each stage row split by nibble; struct
+ * tc_kernels' @tr_split4 does both in the registers). Channels 2-64 and
+ * past one tile's 64, pixel pairs around the 16-column tiles, destination
+ * pixels back to back, with a gap (the channels of a padded block: its
+ * noise kept) and wider; i4 and u4; on and off the lines; outputs of 4 MiB
+ * and more streamed; 1-3 threads.
+ */
+static const struct split4_case {
+	__u32 ch, pix, outer;	/* channels (source rows), pixels, batch */
+	__u64 dld;		/* destination pixel stride, in elements */
+} split4_cases[] = {
+	{ 64, 2, 1, 64 }, { 64, 32, 1, 64 }, { 64, 34, 2, 64 }, { 64, 62, 1, 64 },
+	{ 64, 94, 3, 64 }, { 64, 3136, 2, 64 }, { 2, 40, 1, 2 }, { 2, 30, 1, 64 },
+	{ 16, 66, 2, 64 }, { 30, 100, 1, 30 }, { 48, 34, 1, 64 }, { 62, 130, 2, 62 },
+	{ 64, 36, 1, 66 }, { 64, 40, 1, 128 }, { 128, 98, 2, 128 }, { 200, 4, 1, 200 },
+	{ 64, 131074, 1, 64 },	/* 4 MiB out: streamed */
+};
+
+static struct drm_tilecopy_desc split4_desc(const struct split4_case *q, unsigned v)
+{
+	unsigned st = v & 1 ? DRM_TILECOPY_TYPE_I4 : DRM_TILECOPY_TYPE_U4;
+	struct drm_tilecopy_desc d = typed_transpose(st, st, q->ch, q->pix, q->outer,
+						     q->dld);
+
+	d.dst_stride[2] = (__u64)q->pix * q->dld;
+	return d;
+}
+
+START_TEST(test_split4)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	size_t n = sizeof(split4_cases) / sizeof(split4_cases[0]);
+
+	if (!be)
+		return;
+	for (int t = 1; t <= 3; t++) {
+		ck_assert(!tilecopy_cpu_set_threads(t));
+		for (size_t i = 0; i < n; i++)
+			for (unsigned v = 0; v < 4; v++) {
+				const struct split4_case *q = &split4_cases[i];
+				struct drm_tilecopy_desc d = split4_desc(q, v + (unsigned)t);
+				char what[112];
+
+				if (q->pix > 4096 && (v & 1))
+					continue;	/* the large one: aligned only */
+				snprintf(what, sizeof(what),
+					 "int4 split %u ch x %u px x %u, dld %llu, %s, %d threads",
+					 q->ch, q->pix, q->outer, (unsigned long long)q->dld,
+					 (v + t) & 1 ? "i4" : "u4", t);
+				/* v 1, 3: both sides 1 or 3 bytes off the lines */
+				check_descs(be, &d, 1, v & 1 ? v : 0, what);
+			}
+	}
+	ck_assert(!tilecopy_cpu_set_threads(0));
+}
+END_TEST
+
+/*
+ * /simd/int4-split with the source's last byte (or first) and the
+ * destination's against a PROT_NONE page: a tile that reads a column or a
+ * channel past the tensor faults here.
+ */
+START_TEST(test_split4_guard)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const struct split4_case gc[] = {
+		{ 64, 32, 1, 64 }, { 64, 34, 1, 64 }, { 64, 94, 1, 64 }, { 30, 100, 1, 30 },
+		{ 16, 66, 1, 64 }, { 128, 98, 1, 128 },
+	};
+
+	if (!be)
+		return;
+	for (size_t i = 0; i < sizeof(gc) / sizeof(gc[0]); i++)
+		for (int lead = 0; lead < 2; lead++) {
+			struct drm_tilecopy_desc d = split4_desc(&gc[i], (unsigned)lead);
+			size_t ssz = need_bytes(&d, 1), dsz = need_bytes(&d, 0);
+			struct guarded gs, gd;
+			unsigned char *src = guard_alloc_at(&gs, ssz, lead);
+			unsigned char *dst = guard_alloc_at(&gd, dsz, lead);
+			char what[96];
+
+			fill_noise(src, ssz, 0x1234 + ssz);
+			fill_noise(dst, dsz, 0x9876 + dsz);
+			snprintf(what, sizeof(what), "guarded int4 split %u ch x %u px, dld %llu, %s",
+				 gc[i].ch, gc[i].pix, (unsigned long long)gc[i].dld,
+				 lead ? "guard before" : "guard after");
+			check_guarded(be, &d, src, dst, dsz, what);
+			guard_free(&gs);
+			guard_free(&gd);
+		}
+}
+END_TEST
+
 /* Where 4-bit parts are cut: never two parts in one byte (brute force). */
 START_TEST(test_typed_cuts)
 {
@@ -2629,6 +2724,8 @@ static Suite *simd_suite(void)
 	ADD("/simd/crowded-rows/guard", test_crowded_rows_guard, 1);
 	ADD("/simd/typed-random", test_typed_random, 1);
 	ADD("/simd/typed-threads", test_typed_threads, 1);
+	ADD("/simd/int4-split", test_split4, 1);
+	ADD("/simd/int4-split/guard", test_split4_guard, 1);
 	ADD("/simd/typed-cuts", test_typed_cuts, 0);
 	ADD("/simd/typed-plans", test_typed_plans, 1);
 #undef ADD
