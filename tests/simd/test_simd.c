@@ -2328,11 +2328,12 @@ END_TEST
 /*
  * int4 NCHW -> NCHW64 (4-bit copies whose rows and pixel pairs are bytes:
  * the bytes transposed, each stage row split by nibble; struct
- * tc_kernels' @tr_split4 does both in the registers). Channels 2-64 and
- * past one tile's 64, pixel pairs around the 16-column tiles, destination
- * pixels back to back, with a gap (the channels of a padded block: its
- * noise kept) and wider; i4 and u4; on and off the lines; outputs of 4 MiB
- * and more streamed; 1-3 threads.
+ * tc_kernels' @tr_split4 does both in the registers). Channels 2-64 (24
+ * and 40 among them: no whole tile of 16 or 32) and past one tile's 64,
+ * pixel pairs around the 16-column tiles, destination pixels back to
+ * back, with a gap (the channels of a padded block: its noise kept) and
+ * wider; i4 and u4; on and off the lines; outputs of 4 MiB and more
+ * streamed; 1-3 threads.
  */
 static const struct split4_case {
 	__u32 ch, pix, outer;	/* channels (source rows), pixels, batch */
@@ -2341,6 +2342,7 @@ static const struct split4_case {
 	{ 64, 2, 1, 64 }, { 64, 32, 1, 64 }, { 64, 34, 2, 64 }, { 64, 62, 1, 64 },
 	{ 64, 94, 3, 64 }, { 64, 3136, 2, 64 }, { 2, 40, 1, 2 }, { 2, 30, 1, 64 },
 	{ 16, 66, 2, 64 }, { 30, 100, 1, 30 }, { 48, 34, 1, 64 }, { 62, 130, 2, 62 },
+	{ 24, 34, 1, 64 }, { 40, 48, 2, 40 },
 	{ 64, 36, 1, 66 }, { 64, 40, 1, 128 }, { 128, 98, 2, 128 }, { 200, 4, 1, 200 },
 	{ 64, 131074, 1, 64 },	/* 4 MiB out: streamed */
 };
@@ -2394,7 +2396,7 @@ START_TEST(test_split4_guard)
 	const struct tc_cpu_backend *be = backend_or_skip(_i);
 	static const struct split4_case gc[] = {
 		{ 64, 32, 1, 64 }, { 64, 34, 1, 64 }, { 64, 94, 1, 64 }, { 30, 100, 1, 30 },
-		{ 16, 66, 1, 64 }, { 128, 98, 1, 128 },
+		{ 16, 66, 1, 64 }, { 128, 98, 1, 128 }, { 24, 34, 1, 24 },
 	};
 
 	if (!be)
@@ -2469,11 +2471,12 @@ static void check_typed_plan(const char *cpu, const struct typed_pair *tp,
 	tilecopy_tensor_t *st, *dtn;
 	tilecopy_plan_t *plan = NULL;
 	tilecopy_convert_params_t pr;
-	float sc[64];
+	float sc[256];	/* one per channel (shape[1]): the library reads them all */
 	char what[96];
 
+	ck_assert(shape[1] <= 256);
 	ck_assert(!tilecopy_convert_params_init(&pr));
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < 256; i++)
 		sc[i] = i % 3 ? 0.25f * (float)(i + 1) : -0.75f;
 	if (tp->q == 1)
 		pr.scales = sc, pr.nscales = 1;
