@@ -117,14 +117,18 @@ int tc_fr_build(struct tc_fr_plan *p, unsigned vb, int pair, size_t rows,
  *	source piece, read once; runs (r, c) and (r + 1, c) one 64-byte
  *	destination piece, written at once (streamed when @nt and @dst and
  *	@dld are multiples of 64). Columns in pairs outside, rows inside.
- * @tr_split4: optional (NULL: a byte transpose into a stage, then a
- *	portable split). int4 NCHW -> NCHW64: @rows (even, at most 64) source
- *	rows of @cols bytes, @sld apart; byte c of row k holds pixels 2c (low
- *	nibble) and 2c + 1 (high) of channel k. Pixel p's @rows channels go to
+ * @tr_split4: optional (NULL, or returning 0 for a shape it declines: a
+ *	byte transpose into a stage, then a portable split). A tile of a
+ *	4-bit transpose whose channels are the destination rows (int4 NCHW ->
+ *	NCHW64, NCHW32, NHWC, ...): @rows (even, at most 64) source rows of
+ *	@cols bytes, @sld apart; byte c of row k holds pixels 2c (low nibble)
+ *	and 2c + 1 (high) of channel k. Pixel p's @rows channels go to
  *	@rows / 2 bytes at dst + p * dld, channel 2j in byte j's low nibble,
  *	2j + 1 in its high one; the bytes between are kept. @nt allows
- *	non-temporal stores.
- * @sfence: orders non-temporal stores (NULL when @copy never uses them).
+ *	non-temporal stores (the caller issues @sfence after the descriptor);
+ *	AVX-512 streams 64 channels of back-to-back pixels (@dld 32) whose
+ *	@dst is on a line. Returns 1 when done.
+ * @sfence: orders non-temporal stores (NULL when no kernel uses them).
  */
 struct tc_kernels {
 	const char *name;	/* the executor's: its conversion kernels (tc_cvt_for_executor) */
@@ -141,8 +145,8 @@ struct tc_kernels {
 	void (*fractal[4])(char *dst, const char *src, int nt);
 	void (*runs_pairs)(char *dst, size_t dld, const char *src, size_t sld,
 			   size_t rows, size_t cols, int nt);
-	void (*tr_split4)(char *dst, size_t dld, const char *src, size_t sld,
-			  size_t rows, size_t cols, int nt);
+	int (*tr_split4)(char *dst, size_t dld, const char *src, size_t sld,
+			 size_t rows, size_t cols, int nt);
 	void (*sfence)(void);
 };
 

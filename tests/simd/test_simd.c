@@ -2344,8 +2344,31 @@ static const struct split4_case {
 	{ 16, 66, 2, 64 }, { 30, 100, 1, 30 }, { 48, 34, 1, 64 }, { 62, 130, 2, 62 },
 	{ 24, 34, 1, 64 }, { 40, 48, 2, 40 },
 	{ 64, 36, 1, 66 }, { 64, 40, 1, 128 }, { 128, 98, 2, 128 }, { 200, 4, 1, 200 },
-	{ 64, 131074, 1, 64 },	/* 4 MiB out: streamed */
+	{ 64, 12544, 1, 64 },	/* 3 threads: cuts moved onto even pixels */
+	{ 64, 131076, 1, 64 },	/* 4 MiB out: streamed on the lines */
 };
+
+/*
+ * Tiles the byte transposes must not take (tc_tile_pairs' parity check):
+ * the destination from its high nibble, odd pixel strides at the
+ * destination, odd channel strides at the source (pixels in pairs no
+ * more), the source from its high nibble.
+ */
+static void split4_odd(struct drm_tilecopy_desc *d, const struct split4_case *q,
+		       unsigned how)
+{
+	if (how == 0) {
+		d->dst_nibble = 1;
+	} else if (how == 1) {
+		d->dst_stride[1] = q->dld + 1;
+		d->dst_stride[2] = (__u64)q->pix * (q->dld + 1);
+	} else if (how == 2) {
+		d->src_stride[0] = q->pix + 1;
+		d->src_stride[2] = (__u64)q->ch * (q->pix + 1);
+	} else {
+		d->src_nibble = 1;
+	}
+}
 
 static struct drm_tilecopy_desc split4_desc(const struct split4_case *q, unsigned v)
 {
@@ -2372,14 +2395,27 @@ START_TEST(test_split4)
 				struct drm_tilecopy_desc d = split4_desc(q, v + (unsigned)t);
 				char what[112];
 
-				if (q->pix > 4096 && (v & 1))
-					continue;	/* the large one: aligned only */
+				if (q->pix > 65536 && v == 3)
+					continue;	/* the large one: on the lines and 1 off */
 				snprintf(what, sizeof(what),
 					 "int4 split %u ch x %u px x %u, dld %llu, %s, %d threads",
 					 q->ch, q->pix, q->outer, (unsigned long long)q->dld,
 					 (v + t) & 1 ? "i4" : "u4", t);
 				/* v 1, 3: both sides 1 or 3 bytes off the lines */
 				check_descs(be, &d, 1, v & 1 ? v : 0, what);
+			}
+		for (unsigned i = 0; i < 2; i++)
+			for (unsigned how = 0; how < 4; how++) {
+				static const struct split4_case oc[] = {
+					{ 64, 34, 2, 64 }, { 48, 3136, 1, 64 },
+				};
+				struct drm_tilecopy_desc d = split4_desc(&oc[i], how);
+				char what[112];
+
+				split4_odd(&d, &oc[i], how);
+				snprintf(what, sizeof(what), "int4 split %u ch x %u px, odd case %u, %d threads",
+					 oc[i].ch, oc[i].pix, how, t);
+				check_descs(be, &d, 1, 0, what);
 			}
 	}
 	ck_assert(!tilecopy_cpu_set_threads(0));
