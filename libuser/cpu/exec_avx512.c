@@ -587,6 +587,20 @@ TC_DEFINE_TILE(avx512_tile_split4, __m512i, 16, LD4, ST_SPLIT4,
 TC_DEFINE_TILE(avx512_tile_split4_nt, __m512i, 16, LD4, NT_SPLIT4,
 	       _mm512_unpacklo_epi8, _mm512_unpackhi_epi8)
 
+/* 32 channels of two pixels (a two-lane tile's row) as their two 16-byte rows. */
+static inline __m256i avx512_split4_half(__m256i w)
+{
+	const __m256i m = _mm256_set1_epi16(0x0f);
+	__m256i t = _mm256_srli_epi16(w, 4), u = _mm256_srli_epi16(w, 8);
+	__m128i lo = _mm256_cvtepi16_epi8(_mm256_ternarylogic_epi32(m, w, t, 0xca));
+	__m128i hi = _mm256_cvtepi16_epi8(_mm256_ternarylogic_epi32(m, t, u, 0xca));
+
+	return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+}
+#define ST_SPLIT4_HALF(p, v)	ST2((p), avx512_split4_half(v))
+TC_DEFINE_TILE(avx512_tile_split4_32, __m256i, 16, LD2, ST_SPLIT4_HALF,
+	       _mm256_unpacklo_epi8, _mm256_unpackhi_epi8)
+
 /*
  * Columns [@c, @cols) of any tile: masked byte tiles of 16 columns into a
  * stage, each stage row split into the two pixels' @rows / 2 bytes.
@@ -619,7 +633,9 @@ static void avx512_tr_split4_staged(char *dst, size_t dld, const char *src, size
 /*
  * 64 channels whose pixels lie back to back (dld 32: each column two
  * pixels, one line) go through whole register tiles, streamed when @nt
- * and on the lines; other tiles and the last columns through the stage.
+ * and on the lines; 32 channels so (NCHW32: dld 16, a column 32 bytes)
+ * through two-lane tiles; other tiles and the last columns through the
+ * stage (32x64x56x56 i4 NCHW -> NCHW32 0.27-0.30 ms staged).
  */
 static int avx512_tr_split4(char *dst, size_t dld, const char *src, size_t sld,
 			    size_t rows, size_t cols, int nt)
@@ -634,6 +650,9 @@ static int avx512_tr_split4(char *dst, size_t dld, const char *src, size_t sld,
 				avx512_tile_split4_nt(dst + c * 64, 64, src + c, sld);
 			else
 				avx512_tile_split4(dst + c * 64, 64, src + c, sld);
+	} else if (rows == 32 && dld == 16) {
+		for (; c + 16 <= cols; c += 16)
+			avx512_tile_split4_32(dst + c * 32, 32, src + c, sld);
 	}
 	if (c < cols)
 		avx512_tr_split4_staged(dst, dld, src, sld, rows, c, cols);
