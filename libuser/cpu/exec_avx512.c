@@ -634,8 +634,9 @@ static void avx512_tr_split4_staged(char *dst, size_t dld, const char *src, size
  * 64 channels whose pixels lie back to back (dld 32: each column two
  * pixels, one line) go through whole register tiles, streamed when @nt
  * and on the lines; 32 channels so (NCHW32: dld 16, a column 32 bytes)
- * through two-lane tiles; other tiles and the last columns through the
- * stage (32x64x56x56 i4 NCHW -> NCHW32 0.27-0.30 ms staged).
+ * through two-lane tiles (32x64x56x56 i4 NCHW -> NCHW32: 0.27-0.38 ms
+ * staged, 0.15-0.17 so); other tiles and the last columns through the
+ * stage.
  */
 static int avx512_tr_split4(char *dst, size_t dld, const char *src, size_t sld,
 			    size_t rows, size_t cols, int nt)

@@ -2329,11 +2329,12 @@ END_TEST
  * int4 NCHW -> NCHW64 (4-bit copies whose rows and pixel pairs are bytes:
  * the bytes transposed, each stage row split by nibble; struct
  * tc_kernels' @tr_split4 does both in the registers). Channels 2-64 (24
- * and 40 among them: no whole tile of 16 or 32) and past one tile's 64,
- * pixel pairs around the 16-column tiles, destination pixels back to
- * back, with a gap (the channels of a padded block: its noise kept) and
- * wider; i4 and u4; on and off the lines; outputs of 4 MiB and more
- * streamed; 1-3 threads.
+ * and 40 among them: no whole tile of 16 or 32; 32 into NCHW32's 16-byte
+ * pixels, AVX-512's two-lane tiles, and into NCHW64's 32-byte ones, which
+ * those tiles must not take) and past one tile's 64, pixel pairs around
+ * the 16-column tiles, destination pixels back to back, with a gap (the
+ * channels of a padded block: its noise kept) and wider; i4 and u4; on
+ * and off the lines; outputs of 4 MiB and more streamed; 1-3 threads.
  */
 static const struct split4_case {
 	__u32 ch, pix, outer;	/* channels (source rows), pixels, batch */
@@ -2343,7 +2344,7 @@ static const struct split4_case {
 	{ 64, 94, 3, 64 }, { 64, 3136, 2, 64 }, { 2, 40, 1, 2 }, { 2, 30, 1, 64 },
 	{ 16, 66, 2, 64 }, { 30, 100, 1, 30 }, { 48, 34, 1, 64 }, { 62, 130, 2, 62 },
 	{ 24, 34, 1, 64 }, { 40, 48, 2, 40 }, { 32, 34, 2, 32 }, { 32, 3136, 1, 32 },
-	{ 24, 40, 1, 32 },
+	{ 24, 40, 1, 32 }, { 32, 34, 1, 64 },
 	{ 64, 36, 1, 66 }, { 64, 40, 1, 128 }, { 128, 98, 2, 128 }, { 200, 4, 1, 200 },
 	{ 64, 12544, 1, 64 },	/* 3 threads: cuts moved onto even pixels */
 	{ 64, 131076, 1, 64 },	/* 4 MiB out: streamed on the lines */
@@ -2434,7 +2435,7 @@ START_TEST(test_split4_guard)
 	static const struct split4_case gc[] = {
 		{ 64, 32, 1, 64 }, { 64, 34, 1, 64 }, { 64, 94, 1, 64 }, { 30, 100, 1, 30 },
 		{ 16, 66, 1, 64 }, { 128, 98, 1, 128 }, { 24, 34, 1, 24 }, { 32, 50, 1, 32 },
-		{ 24, 40, 1, 32 },
+		{ 24, 40, 1, 32 }, { 32, 64, 1, 32 },
 	};
 
 	if (!be)
@@ -2545,6 +2546,7 @@ START_TEST(test_typed_plans)
 		{ "NCHW", "NCHW64", TILECOPY_DT_F32, TILECOPY_DT_I4, 2 },
 		{ "NCHW64", "NHWC", TILECOPY_DT_I4, TILECOPY_DT_F16, 2 },
 		{ "NCHW", "NCHW64", TILECOPY_DT_I4, TILECOPY_DT_I4, 0 },
+		{ "NCHW", "NCHW32", TILECOPY_DT_I4, TILECOPY_DT_I4, 0 },
 		{ "NHWC", "NCHW64", TILECOPY_DT_U4, TILECOPY_DT_U4, 0 },
 		{ "NCHW64", "NCHW", TILECOPY_DT_I4, TILECOPY_DT_I4, 0 },
 		{ "NCHW4", "NHWC", TILECOPY_DT_U8, TILECOPY_DT_U4, 1 },
