@@ -722,6 +722,8 @@ static tilecopy_status_t tc_plan_emit(struct tc_planner *pl, const tilecopy_tens
 		st = tc_plan_sizes(pl, src, dst);
 	if (!st)
 		st = tc_plan_verify(pl->p);
+	if (!st)
+		tc_direct_analyse(pl->p->descs, pl->p->n, &pl->p->direct);
 	return st;
 }
 

@@ -293,6 +293,9 @@ TILECOPY_API tilecopy_status_t tilecopy_plan_execute_cpu(const tilecopy_plan_t *
 		return st;
 	if (tc_buffers_overlap(plan, src, dst))
 		return tc_execute_aside(plan, be, src, dst);
+	/* a small plan: its one kernel call, without the analysis */
+	if (plan->direct.kind && be->direct && !be->direct(&plan->direct, src, dst))
+		return tc_ok();
 	ret = be->exec_scales(plan->descs, plan->n, src, dst, plan->scales);
 	if (ret)
 		return tc_fail(TILECOPY_ERR_INVALID_ARG,

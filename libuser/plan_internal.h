@@ -9,6 +9,7 @@
 #include "tilecopy/tilecopy.h"
 #include "tilecopy_accel.h"
 #include "internal.h"
+#include "cpu/cpu_exec.h"
 
 /*
  * TC_PRIVATE_ABI - the interface the device library takes from the core:
@@ -18,7 +19,7 @@
  * library never loads against a core it does not fit, and always against
  * one it does, whatever their release numbers.
  */
-#define TC_PRIVATE_ABI	2
+#define TC_PRIVATE_ABI	3
 
 /*
  * @esize: bytes per element of an untyped plan; 0 when its descriptors are
@@ -41,6 +42,7 @@ struct tilecopy_plan {
 	size_t nscales;
 	/* The descriptors as 1.0 programs read them (abi_compat.c), or NULL. */
 	_Atomic(unsigned char *) descs_1_0;
+	struct tc_direct direct;	/* the CPU executors' one-call form */
 };
 
 /*

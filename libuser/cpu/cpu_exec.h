@@ -36,15 +36,52 @@ typedef int (*tc_exec_scales_fn)(const struct drm_tilecopy_desc *descs, size_t n
 				 const void *src, void *dst, const float *scales);
 
 /**
+ * struct tc_direct - a descriptor list that the executors with kernels
+ * run as one kernel call: one untyped COPY under the threads' minimum
+ * whose loops (pattern.c) would make a single call. Found once, when a
+ * plan is made (tc_direct_analyse), so that a small call pays for its
+ * kernel and the buffer checks, not for the descriptor's analysis: of a
+ * 4 KB transpose's 90 ns, ~50 were the analysis and its loops (perf,
+ * AMD EPYC Zen 5).
+ * @kind: TC_DIRECT_NONE (run the list as usual), TC_DIRECT_COPY (one
+ *        contiguous run of @bytes), TC_DIRECT_TRANSPOSE (@rows x @cols
+ *        elements of @tes bytes, @sld / @dld bytes apart).
+ * @src, @dst: byte offsets into the buffers.
+ */
+struct tc_direct {
+	enum { TC_DIRECT_NONE, TC_DIRECT_COPY, TC_DIRECT_TRANSPOSE } kind;
+	unsigned tes;
+	size_t rows, cols, sld, dld, bytes;
+	uint64_t src, dst;
+};
+
+/*
+ * tc_direct_analyse - @dc for the @n descriptors (kind TC_DIRECT_NONE
+ * unless they qualify).
+ */
+void tc_direct_analyse(const struct drm_tilecopy_desc *descs, size_t n,
+		       struct tc_direct *dc);
+
+/**
+ * tc_direct_fn - run @dc (kind other than NONE) on buffers @src and @dst.
+ * @return 0, or -1 if this executor's kernels take another path for it
+ *         (the caller runs the descriptors instead; nothing was written).
+ */
+typedef int (*tc_direct_fn)(const struct tc_direct *dc, const void *src, void *dst);
+
+/**
  * struct tc_cpu_backend - one CPU executor.
  * @exec: descriptors without per-channel scales (exec_scales with NULL).
  * @exec_scales: any descriptors.
+ * @direct: a struct tc_direct, or NULL (scalar: the reference runs every
+ *          descriptor its own way).
  */
 struct tc_cpu_backend {
 	const char *name;		/* "scalar", "sse2", "avx2", "avx512", "neon" */
 	int (*available)(void);		/* non-zero when this CPU can run it */
 	tc_exec_fn exec;
 	tc_exec_scales_fn exec_scales;
+	tc_direct_fn direct;
 };
 
 int tc_exec_scalar(const struct drm_tilecopy_desc *descs, size_t n,

@@ -622,4 +622,5 @@ const struct tc_cpu_backend tc_backend_avx2 = {
 	.available = avx2_available,
 	.exec = avx2_exec,
 	.exec_scales = avx2_exec_scales,
+	.direct = avx2_exec_direct,
 };

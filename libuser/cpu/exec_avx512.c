@@ -723,4 +723,5 @@ const struct tc_cpu_backend tc_backend_avx512 = {
 	.available = avx512_available,
 	.exec = avx512_exec,
 	.exec_scales = avx512_exec_scales,
+	.direct = avx512_exec_direct,
 };

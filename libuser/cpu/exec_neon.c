@@ -244,4 +244,5 @@ const struct tc_cpu_backend tc_backend_neon = {
 	.available = neon_available,
 	.exec = neon_exec,
 	.exec_scales = neon_exec_scales,
+	.direct = neon_exec_direct,
 };

@@ -159,4 +159,5 @@ const struct tc_cpu_backend tc_backend_sse2 = {
 	.available = sse2_available,
 	.exec = sse2_exec,
 	.exec_scales = sse2_exec_scales,
+	.direct = sse2_exec_direct,
 };

@@ -38,6 +38,11 @@
  * parts of equal size, each up to three boxes of the iteration space,
  * along the dims outside the kernel first and its own dims last.
  *
+ * Small plans: a plan that is one descriptor these rules run as a single
+ * kernel call (one transpose block or one run, under TC_THREAD_MIN) is
+ * analysed once, when it is made (tc_direct_analyse), and each call then
+ * makes that kernel call alone (tc_direct_run).
+ *
  * Copyright (c) 2026 The tilecopy authors
  */
 #include <errno.h>
@@ -657,6 +662,14 @@ static void tc_fractal_point(void *ctx, const char *src, char *dst)
 	c->k->fractal[tc_log2es(c->es)](dst, src, c->nt);
 }
 
+/* A transpose that is one fractal of 32-byte lines (unpadded): one call. */
+static int tc_fractal_wanted(const struct tc_kernels *k, size_t rows, size_t cols,
+			     size_t sld, size_t dld, unsigned es)
+{
+	return rows == 32 / es && cols == rows && sld == 32 && dld == 32 &&
+	       k->fractal[tc_log2es(es)];
+}
+
 static size_t tc_block_of(size_t n, unsigned es, size_t bytes)
 {
 	size_t b = bytes / es;
@@ -708,8 +721,7 @@ static int tc_op_transpose(const struct tc_op *op)
 	c.fn = k->transpose[tc_log2es(c.es)];
 	if (c.fr) {
 		point = tc_fr_point;
-	} else if (!c.pad && c.rows == 32 / c.es && c.cols == c.rows &&
-		   c.sld == 32 && c.dld == 32 && k->fractal[tc_log2es(c.es)]) {
+	} else if (!c.pad && tc_fractal_wanted(k, c.rows, c.cols, c.sld, c.dld, c.es)) {
 		point = tc_fractal_point;
 	} else if (op->b2 >= 0 || op->a2 >= 0) {
 		int d2 = op->b2 >= 0 ? op->b2 : op->a2;
@@ -842,20 +854,23 @@ static void tc_op_analyse_copy(struct tc_op *op)
 	}
 }
 
-/* Only the fields every op uses are set here (this runs once per call). */
-static void tc_op_init(struct tc_op *op, const struct tc_kernels *k,
-		       const struct drm_tilecopy_desc *d, const void *src, void *dst)
+/*
+ * Only the fields every op uses are set here (this runs once per call);
+ * not the buffers (tc_op_init).
+ */
+static void tc_op_analyse(struct tc_op *op, const struct tc_kernels *k,
+			  const struct drm_tilecopy_desc *d)
 {
 	op->k = k;
 	tc_shape_init(&op->s, d);
 	op->tes = op->s.es;
-	op->dst = (char *)dst + d->dst;
+	op->src = NULL;
+	op->dst = NULL;
 	op->nt = tc_shape_elems(&op->s) * op->s.es >= TC_NT_THRESHOLD;
 	op->pad = 0;
 	op->fr = NULL;
 	op->disjoint = 1;
 	if (d->op == DRM_TILECOPY_OP_FILL) {
-		op->src = NULL;
 		op->kind = TC_OP_FILL;
 		op->disjoint = tc_shape_dst_disjoint(&op->s);
 		op->a = op->b = op->in = op->c = op->a2 = op->b2 = -1;
@@ -867,8 +882,16 @@ static void tc_op_init(struct tc_op *op, const struct tc_kernels *k,
 				op->c = j;
 		return;
 	}
-	op->src = (const char *)src + d->src;
 	tc_op_analyse_copy(op);
+}
+
+static void tc_op_init(struct tc_op *op, const struct tc_kernels *k,
+		       const struct drm_tilecopy_desc *d, const void *src, void *dst)
+{
+	tc_op_analyse(op, k, d);
+	op->dst = (char *)dst + d->dst;
+	if (d->op == DRM_TILECOPY_OP_COPY)
+		op->src = (const char *)src + d->src;
 }
 
 /* ---- running an op (or a box of one) --------------------------------------- */
@@ -1168,18 +1191,25 @@ static int tc_chain(const struct tc_op *op, int x, int y, const size_t *stride)
 	return -1;
 }
 
+/*
+ * Rows of @data bytes (elements of @tes) that a few-rows program takes,
+ * with @pad bytes of padding after each, @dld bytes apart. Rows of whole
+ * 16-byte lanes (C = 4 f32, 8 f16) are register tiles already, and faster
+ * (in L2: 50-69 vs 36 GB/s for C = 4 f32); with padding the program
+ * writes whole rows.
+ */
+static int tc_fr_wanted(const struct tc_kernels *k, size_t data, unsigned tes,
+			size_t dld, size_t pad)
+{
+	return k->fr_prepare && data < 64 && (data % 16 || pad) && dld <= 64 &&
+	       dld >= data + pad && data + pad >= 2 * tes;
+}
+
 static void tc_op_exec_transpose(struct tc_op *op, unsigned nthr)
 {
 	size_t rows = op->s.ext[op->a], dld = op->s.ds[op->b];
-	size_t data = rows * op->tes;
 
-	/*
-	 * Rows of whole 16-byte lanes (C = 4 f32, 8 f16) are register tiles
-	 * already, and faster (in L2: 50-69 vs 36 GB/s for C = 4 f32);
-	 * with padding the program writes whole rows.
-	 */
-	if (op->k->fr_prepare && data < 64 && (data % 16 || op->pad) &&
-	    dld <= 64 && dld >= data + op->pad && data + op->pad >= 2 * op->tes &&
+	if (tc_fr_wanted(op->k, rows * op->tes, op->tes, dld, op->pad) &&
 	    !tc_op_exec_fr(op, nthr))
 		return;
 	if (!op->pad) {
@@ -1382,4 +1412,75 @@ int tc_exec_kernels(const struct tc_kernels *k,
 			tc_op_exec(&op, nthr);
 	}
 	return 0;
+}
+
+/* ---- small plans: one kernel call ------------------------------------------ */
+
+/*
+ * What tc_exec_kernels() does with @descs when that is one kernel call
+ * whatever the kernels: a single untyped COPY with no dim outside its
+ * rule's (tc_foreach_blocked makes one point), under TC_THREAD_MIN (one
+ * thread, and no streaming stores: TC_NT_THRESHOLD is larger), a
+ * transpose within one block (tc_tr_point makes one call) and not staged
+ * (tc_chain). What depends on the kernels, a few-rows program or a
+ * fractal kernel, tc_direct_run() decides with the same tests as the loops.
+ */
+void tc_direct_analyse(const struct drm_tilecopy_desc *descs, size_t n,
+		       struct tc_direct *dc)
+{
+	const struct drm_tilecopy_desc *d = descs;
+	struct tc_op op;
+	unsigned rule;
+	size_t bytes;
+
+	memset(dc, 0, sizeof(*dc));
+	if (n != 1 || d->op != DRM_TILECOPY_OP_COPY || d->src_type || d->dst_type)
+		return;
+	tc_op_analyse(&op, NULL, d);
+	bytes = tc_shape_elems(&op.s) * op.s.es;
+	rule = tc_dimbit(op.a) | tc_dimbit(op.b) | tc_dimbit(op.c);
+	if (bytes >= TC_THREAD_MIN || op.nt || rule != (1u << op.s.nd) - 1)
+		return;
+	dc->src = d->src;
+	dc->dst = d->dst;
+	if (op.kind == TC_OP_CONTIG) {
+		dc->kind = TC_DIRECT_COPY;
+		dc->bytes = bytes;
+		return;
+	}
+	if (op.kind != TC_OP_TRANSPOSE || tc_chain(&op, op.b, op.a, op.s.ss) >= 0 ||
+	    tc_chain(&op, op.a, op.b, op.s.ds) >= 0)
+		return;
+	dc->tes = op.tes;
+	dc->rows = op.s.ext[op.a];
+	dc->cols = op.s.ext[op.b];
+	dc->sld = op.s.ss[op.a];
+	dc->dld = op.s.ds[op.b];
+	if (tc_block_of(dc->rows, dc->tes, TC_BLOCK_ROW_BYTES) == dc->rows &&
+	    tc_block_of(dc->cols, dc->tes, TC_BLOCK_COL_BYTES) == dc->cols)
+		dc->kind = TC_DIRECT_TRANSPOSE;
+}
+
+int tc_direct_run(const struct tc_kernels *k, const struct tc_direct *dc,
+		  const void *src, void *dst)
+{
+	const char *s = (const char *)src + dc->src;
+	char *d = (char *)dst + dc->dst;
+	unsigned l = tc_log2es(dc->tes);
+
+	switch (dc->kind) {
+	case TC_DIRECT_COPY:
+		k->copy(d, s, dc->bytes, 0);
+		return 0;
+	case TC_DIRECT_TRANSPOSE:
+		if (tc_fr_wanted(k, dc->rows * dc->tes, dc->tes, dc->dld, 0))
+			return -1;
+		if (tc_fractal_wanted(k, dc->rows, dc->cols, dc->sld, dc->dld, dc->tes))
+			k->fractal[l](d, s, 0);
+		else
+			k->transpose[l](d, dc->dld, s, dc->sld, dc->rows, dc->cols, 0);
+		return 0;
+	default:
+		return -1;
+	}
 }

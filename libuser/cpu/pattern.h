@@ -158,9 +158,14 @@ int tc_exec_kernels(const struct tc_kernels *k,
 		    const struct drm_tilecopy_desc *descs, size_t n,
 		    const void *src, void *dst, const float *scales);
 
+/* tc_direct_run - as tc_direct_fn (cpu_exec.h), with the kernels @k. */
+int tc_direct_run(const struct tc_kernels *k, const struct tc_direct *dc,
+		  const void *src, void *dst);
+
 /*
- * TC_DEFINE_EXEC - an executor's two entry points (struct tc_cpu_backend):
- * @fn (no scales) and @fn_scales, over the kernels @k.
+ * TC_DEFINE_EXEC - an executor's three entry points (struct
+ * tc_cpu_backend): @fn (no scales), @fn_scales and @fn_direct, over the
+ * kernels @k.
  */
 #define TC_DEFINE_EXEC(fn, k)						\
 static int fn##_scales(const struct drm_tilecopy_desc *descs, size_t n,	\
@@ -172,6 +177,11 @@ static int fn(const struct drm_tilecopy_desc *descs, size_t n,		\
 	      const void *src, void *dst)				\
 {									\
 	return fn##_scales(descs, n, src, dst, NULL);			\
+}									\
+static int fn##_direct(const struct tc_direct *dc, const void *src,	\
+		       void *dst)					\
+{									\
+	return tc_direct_run(&(k), dc, src, dst);			\
 }
 
 struct tc_cvt_kernels;

@@ -2722,6 +2722,162 @@ START_TEST(test_dispatch)
 }
 END_TEST
 
+/* ---- small plans: one kernel call (tc_direct_analyse) ------------------ */
+
+/*
+ * @d's one-call form (if it has one) on @be against the scalar reference
+ * running @d, buffers misaligned by @mis, the destination full of noise.
+ * @return the form's kind, or -1 if @be declined it (then it must have
+ * written nothing).
+ */
+static int check_direct(const struct tc_cpu_backend *be,
+			const struct drm_tilecopy_desc *d, unsigned mis,
+			const char *what)
+{
+	size_t ssz = need_bytes(d, 1), dsz = need_bytes(d, 0), i;
+	unsigned char *sbuf, *ref, *out;
+	struct tc_direct dc;
+	int ret;
+
+	tc_direct_analyse(d, 1, &dc);
+	if (dc.kind == TC_DIRECT_NONE)
+		return TC_DIRECT_NONE;
+	sbuf = aligned_alloc(64, (ssz + 127) & ~(size_t)63);
+	ref = aligned_alloc(64, (dsz + 127) & ~(size_t)63);
+	out = aligned_alloc(64, (dsz + 127) & ~(size_t)63);
+	ck_assert(sbuf && ref && out);
+	fill_noise(sbuf + mis, ssz, 0x51 + ssz);
+	fill_noise(ref + mis, dsz, 0x77 + dsz);
+	memcpy(out + mis, ref + mis, dsz);
+	ret = be->direct(&dc, sbuf + mis, out + mis);
+	if (ret) {
+		ck_assert_msg(!memcmp(ref + mis, out + mis, dsz),
+			      "%s: %s declined but wrote", be->name, what);
+	} else {
+		ck_assert_int_eq(tc_exec_scalar(d, 1, sbuf + mis, ref + mis), 0);
+		for (i = 0; i < dsz && ref[mis + i] == out[mis + i]; i++)
+			;
+		ck_assert_msg(i == dsz,
+			      "%s on %s (one call, misaligned by %u): first difference at byte %zu of %zu",
+			      be->name, what, mis, i, dsz);
+	}
+	free(sbuf);
+	free(ref);
+	free(out);
+	return ret ? -1 : (int)dc.kind;
+}
+
+/* A 2-D transpose of @rows x @cols (rows dst-contiguous), @lead elements more a line. */
+static struct drm_tilecopy_desc direct_tr(unsigned es, __u32 rows, __u32 cols,
+					  __u32 slead, __u32 dlead)
+{
+	struct drm_tilecopy_desc d = transpose_desc(es, rows, cols, 1, cols + slead,
+						    rows + dlead);
+
+	d.ndims = 2;
+	return d;
+}
+
+struct direct_case {
+	struct drm_tilecopy_desc d;
+	int kind;	/* expected of tc_direct_analyse */
+	const char *what;
+};
+
+START_TEST(test_direct)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	__u32 ext1[1] = { 1024 }, ext3[3] = { 4, 40, 24 }, ext16[3] = { 4, 40, 24 };
+	struct direct_case c[] = {
+		/* the bench's small-4k-f32: NCHW -> NHWC 1x16x8x8 f32 */
+		{ direct_tr(4, 16, 64, 0, 0), TC_DIRECT_TRANSPOSE, "4 KB f32 NCHW -> NHWC" },
+		{ direct_tr(4, 64, 16, 0, 0), TC_DIRECT_TRANSPOSE, "4 KB f32 NHWC -> NCHW" },
+		{ copy_desc(4, 1, ext1), TC_DIRECT_COPY, "4 KB copy" },
+		/* one block at most: f32 1536 x 384 merge into one, one more does not */
+		{ direct_tr(4, 16, 384, 3, 1), TC_DIRECT_TRANSPOSE, "f32 cols at the block" },
+		{ direct_tr(4, 16, 385, 0, 0), TC_DIRECT_NONE, "f32 cols past the block" },
+		{ direct_tr(4, 1536, 8, 0, 5), TC_DIRECT_TRANSPOSE, "f32 rows at the block" },
+		{ direct_tr(4, 1537, 8, 0, 0), TC_DIRECT_NONE, "f32 rows past the block" },
+		{ direct_tr(1, 6144, 9, 1, 0), TC_DIRECT_TRANSPOSE, "u8 rows at the block" },
+		{ direct_tr(1, 6145, 9, 0, 0), TC_DIRECT_NONE, "u8 rows past the block" },
+		/* under the threads' minimum (256 KiB) only */
+		{ direct_tr(1, 256, 1023, 0, 0), TC_DIRECT_TRANSPOSE, "u8 under 256 KiB" },
+		{ direct_tr(1, 256, 1024, 0, 0), TC_DIRECT_NONE, "u8 at 256 KiB" },
+		/* one fractal (the fractal kernels), f16 and u8 */
+		{ direct_tr(1, 32, 32, 0, 0), TC_DIRECT_TRANSPOSE, "u8 32 x 32 fractal" },
+		{ direct_tr(2, 16, 16, 0, 0), TC_DIRECT_TRANSPOSE, "f16 16 x 16 fractal" },
+		{ direct_tr(2, 16, 16, 1, 0), TC_DIRECT_TRANSPOSE, "f16 16 x 16, not a fractal" },
+		/* few rows (C = 3): the executors with programs decline */
+		{ direct_tr(4, 3, 100, 0, 0), TC_DIRECT_TRANSPOSE, "f32 C = 3" },
+		{ direct_tr(8, 2, 17, 0, 0), TC_DIRECT_TRANSPOSE, "f64 C = 2" },
+		{ direct_tr(4, 4, 33, 0, 0), TC_DIRECT_TRANSPOSE, "f32 C = 4" },
+		/* runs of 4 u8 transposed as u32 (a third dim, the run) */
+		{ copy_desc(1, 3, ext3), TC_DIRECT_TRANSPOSE, "u8 runs of 4" },
+		/* runs of 16 bytes: not a transpose kernel's */
+		{ copy_desc(4, 3, ext16), TC_DIRECT_NONE, "f32 runs of 16 bytes" },
+		/* a batch of two transposes: more than one point */
+		{ transpose_desc(4, 16, 64, 2, 64, 16), TC_DIRECT_NONE, "batch of 2" },
+	};
+	struct drm_tilecopy_desc two[2], f;
+	struct tc_direct dc;
+	int n = 0, ok = 0;
+
+	if (!be)
+		return;
+	ck_assert_ptr_nonnull(be->direct);
+	/* u8 runs of 4: rows 40 (dst 4 apart), cols 24 (src 4 apart) */
+	c[17].d.src_stride[0] = 1, c[17].d.dst_stride[0] = 1;
+	c[17].d.src_stride[1] = 4 * 24, c[17].d.dst_stride[1] = 4;
+	c[17].d.src_stride[2] = 4, c[17].d.dst_stride[2] = 4 * 40;
+	c[18].d.src_stride[0] = 1, c[18].d.dst_stride[0] = 1;
+	c[18].d.src_stride[1] = 4 * 24, c[18].d.dst_stride[1] = 4;
+	c[18].d.src_stride[2] = 4, c[18].d.dst_stride[2] = 4 * 40;
+	c[2].d.src_stride[0] = 1, c[2].d.dst_stride[0] = 1;
+	c[3].d.src = 3, c[3].d.dst = 8;	/* offsets into the buffers */
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		tc_direct_analyse(&c[i].d, 1, &dc);
+		ck_assert_msg((int)dc.kind == c[i].kind, "%s: kind %d, expected %d",
+			      c[i].what, (int)dc.kind, c[i].kind);
+		for (unsigned mis = 0; mis < 8; mis += 3) {
+			int r = check_direct(be, &c[i].d, mis, c[i].what);
+
+			/* only a few-rows program may take a one-call form elsewhere */
+			ck_assert_msg(r == c[i].kind || (r == -1 && strstr(c[i].what, "C = ")),
+				      "%s: %s gave %d", be->name, c[i].what, r);
+		}
+	}
+	/* never: two descriptors, a FILL, a typed copy */
+	two[0] = c[0].d;
+	two[1] = c[2].d;
+	tc_direct_analyse(two, 2, &dc);
+	ck_assert_int_eq(dc.kind, TC_DIRECT_NONE);
+	tc_direct_analyse(two, 0, &dc);
+	ck_assert_int_eq(dc.kind, TC_DIRECT_NONE);
+	f = c[2].d;
+	f.op = DRM_TILECOPY_OP_FILL;
+	tc_direct_analyse(&f, 1, &dc);
+	ck_assert_int_eq(dc.kind, TC_DIRECT_NONE);
+	f = c[0].d;
+	f.src_type = DRM_TILECOPY_TYPE_F32;
+	f.dst_type = DRM_TILECOPY_TYPE_F32;
+	tc_direct_analyse(&f, 1, &dc);
+	ck_assert_int_eq(dc.kind, TC_DIRECT_NONE);
+	/* random single descriptors: the one-call forms among them agree */
+	rng_state = 0xd12ec7ULL + (uint64_t)_i;
+	for (int r = 0; r < (quick() ? 300 : 1500); r++) {
+		struct drm_tilecopy_desc d;
+		char what[48];
+
+		random_desc(&d);
+		snprintf(what, sizeof(what), "random descriptor %d", r);
+		n++;
+		ok += check_direct(be, &d, rnd_below(8), what) > 0;
+	}
+	/* the generator makes some of every kind: a few percent at least */
+	ck_assert_msg(ok * 50 > n, "%d of %d random descriptors in one call", ok, n);
+}
+END_TEST
+
 static Suite *simd_suite(void)
 {
 	Suite *s = suite_create("simd");
@@ -2776,6 +2932,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/int4-split/guard", test_split4_guard, 1);
 	ADD("/simd/typed-cuts", test_typed_cuts, 0);
 	ADD("/simd/typed-plans", test_typed_plans, 1);
+	ADD("/simd/direct", test_direct, 1);
 #undef ADD
 	return s;
 }
