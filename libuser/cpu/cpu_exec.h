@@ -64,8 +64,9 @@ void tc_direct_analyse(const struct drm_tilecopy_desc *descs, size_t n,
 
 /**
  * tc_direct_fn - run @dc (kind other than NONE) on buffers @src and @dst.
- * @return 0, or -1 if this executor's kernels take another path for it
- *         (the caller runs the descriptors instead; nothing was written).
+ * @return 0, or -1 if this executor's kernels may take another path for
+ *         it, a few-rows program (the caller runs the descriptors instead;
+ *         nothing was written).
  */
 typedef int (*tc_direct_fn)(const struct tc_direct *dc, const void *src, void *dst);
 

@@ -1421,9 +1421,11 @@ int tc_exec_kernels(const struct tc_kernels *k,
  * whatever the kernels: a single untyped COPY with no dim outside its
  * rule's (tc_foreach_blocked makes one point), under TC_THREAD_MIN (one
  * thread, and no streaming stores: TC_NT_THRESHOLD is larger), a
- * transpose within one block (tc_tr_point makes one call) and not staged
- * (tc_chain). What depends on the kernels, a few-rows program or a
- * fractal kernel, tc_direct_run() decides with the same tests as the loops.
+ * transpose within one block (tc_tr_point makes one call). What depends on
+ * the kernels, tc_direct_run() decides with the loops' own tests: a
+ * fractal kernel where tc_op_transpose() takes one (tc_fractal_wanted), a
+ * decline wherever tc_op_exec_transpose() would try a few-rows program
+ * (tc_fr_wanted), whether or not its program then takes the shape.
  */
 void tc_direct_analyse(const struct drm_tilecopy_desc *descs, size_t n,
 		       struct tc_direct *dc)
@@ -1448,8 +1450,8 @@ void tc_direct_analyse(const struct drm_tilecopy_desc *descs, size_t n,
 		dc->bytes = bytes;
 		return;
 	}
-	if (op.kind != TC_OP_TRANSPOSE || tc_chain(&op, op.b, op.a, op.s.ss) >= 0 ||
-	    tc_chain(&op, op.a, op.b, op.s.ds) >= 0)
+	/* no staged chain (tc_chain): there is no dim but a, b and the run's */
+	if (op.kind != TC_OP_TRANSPOSE)
 		return;
 	dc->tes = op.tes;
 	dc->rows = op.s.ext[op.a];

@@ -32,6 +32,7 @@
 #include "cpu/cpu_exec.h"
 #include "cpu/cvt.h"
 #include "cpu/pattern.h"
+#include "plan_internal.h"
 
 /* x86 in ascending order of width; the default is the widest available. */
 static const char *const simd_names[] = { "neon", "sse2", "avx2", "avx512" };
@@ -2844,6 +2845,9 @@ START_TEST(test_direct)
 			/* only a few-rows program may take a one-call form elsewhere */
 			ck_assert_msg(r == c[i].kind || (r == -1 && strstr(c[i].what, "C = ")),
 				      "%s: %s gave %d", be->name, c[i].what, r);
+			/* every executor but SSE2 has one, and C = 3 f32 is its shape */
+			if (!strcmp(c[i].what, "f32 C = 3"))
+				ck_assert_int_eq(r, strcmp(be->name, "sse2") ? -1 : c[i].kind);
 		}
 	}
 	/* never: two descriptors, a FILL, a typed copy */
@@ -2875,6 +2879,112 @@ START_TEST(test_direct)
 	}
 	/* the generator makes some of every kind: a few percent at least */
 	ck_assert_msg(ok * 50 > n, "%d of %d random descriptors in one call", ok, n);
+}
+END_TEST
+
+/*
+ * Small plans through the public API, in place and overlapping (dst =
+ * src + shift in one buffer): the overlap check must run before the
+ * one-call form, which would read what it has written. Against the scalar
+ * executor on a copy of the source; and the plans the bench's 4 KB cases
+ * make must have a one-call form (plan->direct, white box).
+ */
+static const char *const inplace_fmt4[] = { "NCHW", "NHWC", "CHWN", "HWCN", "NWHC", "NHCW" };
+static const char *const inplace_fmt2[] = { "RowMajor", "ColumnMajor" };
+
+static tilecopy_plan_t *inplace_plan(const char *sf, const char *df, const int64_t *shape,
+				     int rank, tilecopy_dtype_t dt)
+{
+	tilecopy_tensor_t *s, *d;
+	tilecopy_plan_t *p = NULL;
+
+	if (tilecopy_tensor_create(&s, sf, shape, rank, dt, NULL, 0))
+		return NULL;
+	if (!tilecopy_tensor_create(&d, df, shape, rank, dt, NULL, 0)) {
+		if (tilecopy_plan_create(&p, s, d, 0))
+			p = NULL;
+		tilecopy_tensor_destroy(d);
+	}
+	tilecopy_tensor_destroy(s);
+	return p;
+}
+
+static void check_inplace(tilecopy_plan_t *p, const char *cpu, size_t shift)
+{
+	uint64_t sb = 0, db = 0;
+	size_t big;
+	unsigned char *buf, *ref, *orig, *copy;
+
+	tilecopy_plan_src_bytes(p, &sb);
+	tilecopy_plan_dst_bytes(p, &db);
+	big = (size_t)(sb + db) + 64;
+	buf = malloc(big);
+	ref = malloc(big);
+	orig = malloc(big);
+	copy = malloc(sb + 1);
+	ck_assert(buf && ref && orig && copy);
+	fill_noise(orig, big, big + shift);
+	memcpy(ref, orig, big);
+	memcpy(copy, orig, sb);
+	ck_assert(!tilecopy_plan_execute_cpu(p, copy, sb, ref + shift, db, "scalar"));
+	memcpy(buf, orig, big);
+	ck_assert_msg(!tilecopy_plan_execute_cpu(p, buf, sb, buf + shift, db, cpu),
+		      "%s: %s", cpu, tilecopy_last_error());
+	ck_assert_msg(!memcmp(buf, ref, big),
+		      "%s: dst = src + %zu differs from disjoint buffers (one-call form %d)",
+		      cpu, shift, (int)((const struct tilecopy_plan *)p)->direct.kind);
+	free(buf);
+	free(ref);
+	free(orig);
+	free(copy);
+}
+
+START_TEST(test_direct_inplace)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const int64_t small[4] = { 1, 16, 8, 8 };
+	tilecopy_plan_t *p;
+	int n = 0, direct = 0;
+
+	if (!be)
+		return;
+	/* the bench's small-4k-f32 and small-4k-copy-f32 */
+	p = inplace_plan("NCHW", "NHWC", small, 4, TILECOPY_DT_F32);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(((const struct tilecopy_plan *)p)->direct.kind, TC_DIRECT_TRANSPOSE);
+	check_inplace(p, be->name, 0);
+	check_inplace(p, be->name, 100);
+	tilecopy_plan_destroy(p);
+	p = inplace_plan("NCHW", "NCHW", small, 4, TILECOPY_DT_F32);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(((const struct tilecopy_plan *)p)->direct.kind, TC_DIRECT_COPY);
+	check_inplace(p, be->name, 0);
+	check_inplace(p, be->name, 4);
+	tilecopy_plan_destroy(p);
+
+	rng_state = 0x1a91aceULL + (uint64_t)_i;
+	for (int it = 0; it < (quick() ? 150 : 500); it++) {
+		int two = (int)rnd_below(2), rank = two ? 2 : 4;
+		tilecopy_dtype_t dt = (tilecopy_dtype_t)rnd_below(9);	/* U8 .. I64 */
+		int64_t sh[4];
+		uint64_t sb = 0;
+
+		for (int k = 0; k < rank; k++)
+			sh[k] = 1 + rnd_below(two ? 60 : 12);
+		p = two ? inplace_plan(inplace_fmt2[rnd_below(2)], inplace_fmt2[rnd_below(2)],
+				       sh, rank, dt) :
+			  inplace_plan(inplace_fmt4[rnd_below(6)], inplace_fmt4[rnd_below(6)],
+				       sh, rank, dt);
+		ck_assert_msg(p, "plan: %s", tilecopy_last_error());
+		tilecopy_plan_src_bytes(p, &sb);
+		n++;
+		direct += ((const struct tilecopy_plan *)p)->direct.kind != TC_DIRECT_NONE;
+		check_inplace(p, be->name, 0);
+		check_inplace(p, be->name, rnd_below((unsigned)sb + 1));
+		tilecopy_plan_destroy(p);
+	}
+	/* most of these small plans have a one-call form */
+	ck_assert_msg(direct * 2 > n, "%d of %d plans in one call", direct, n);
 }
 END_TEST
 
@@ -2933,6 +3043,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/typed-cuts", test_typed_cuts, 0);
 	ADD("/simd/typed-plans", test_typed_plans, 1);
 	ADD("/simd/direct", test_direct, 1);
+	ADD("/simd/direct/in-place", test_direct_inplace, 1);
 #undef ADD
 	return s;
 }
