@@ -2779,6 +2779,40 @@ static struct drm_tilecopy_desc direct_tr(unsigned es, __u32 rows, __u32 cols,
 	return d;
 }
 
+/* @src and @dst as offsets into the buffers. */
+static struct drm_tilecopy_desc direct_at(struct drm_tilecopy_desc d, __u64 src, __u64 dst)
+{
+	d.src = src;
+	d.dst = dst;
+	return d;
+}
+
+/* A contiguous run of @n elements of @es bytes. */
+static struct drm_tilecopy_desc direct_run(unsigned es, __u32 n)
+{
+	struct drm_tilecopy_desc d = copy_desc(es, 1, &n);
+
+	d.src_stride[0] = 1;
+	d.dst_stride[0] = 1;
+	return d;
+}
+
+/*
+ * Runs of 4 elements of @es bytes (dim 0, contiguous both sides),
+ * transposed over 40 rows (dim 1: 4 apart at the destination) by 24
+ * columns (dim 2: 4 apart at the source).
+ */
+static struct drm_tilecopy_desc direct_runs4(unsigned es)
+{
+	__u32 ext[3] = { 4, 40, 24 };
+	struct drm_tilecopy_desc d = copy_desc(es, 3, ext);
+
+	d.src_stride[0] = 1, d.dst_stride[0] = 1;
+	d.src_stride[1] = 4 * 24, d.dst_stride[1] = 4;
+	d.src_stride[2] = 4, d.dst_stride[2] = 4 * 40;
+	return d;
+}
+
 struct direct_case {
 	struct drm_tilecopy_desc d;
 	int kind;	/* expected of tc_direct_analyse */
@@ -2788,14 +2822,14 @@ struct direct_case {
 START_TEST(test_direct)
 {
 	const struct tc_cpu_backend *be = backend_or_skip(_i);
-	__u32 ext1[1] = { 1024 }, ext3[3] = { 4, 40, 24 }, ext16[3] = { 4, 40, 24 };
-	struct direct_case c[] = {
+	const struct direct_case c[] = {
 		/* the bench's small-4k-f32: NCHW -> NHWC 1x16x8x8 f32 */
 		{ direct_tr(4, 16, 64, 0, 0), TC_DIRECT_TRANSPOSE, "4 KB f32 NCHW -> NHWC" },
 		{ direct_tr(4, 64, 16, 0, 0), TC_DIRECT_TRANSPOSE, "4 KB f32 NHWC -> NCHW" },
-		{ copy_desc(4, 1, ext1), TC_DIRECT_COPY, "4 KB copy" },
+		{ direct_run(4, 1024), TC_DIRECT_COPY, "4 KB copy" },
 		/* one block at most: f32 1536 x 384 merge into one, one more does not */
-		{ direct_tr(4, 16, 384, 3, 1), TC_DIRECT_TRANSPOSE, "f32 cols at the block" },
+		{ direct_at(direct_tr(4, 16, 384, 3, 1), 3, 8), TC_DIRECT_TRANSPOSE,
+		  "f32 cols at the block" },
 		{ direct_tr(4, 16, 385, 0, 0), TC_DIRECT_NONE, "f32 cols past the block" },
 		{ direct_tr(4, 1536, 8, 0, 5), TC_DIRECT_TRANSPOSE, "f32 rows at the block" },
 		{ direct_tr(4, 1537, 8, 0, 0), TC_DIRECT_NONE, "f32 rows past the block" },
@@ -2813,9 +2847,9 @@ START_TEST(test_direct)
 		{ direct_tr(8, 2, 17, 0, 0), TC_DIRECT_TRANSPOSE, "f64 C = 2" },
 		{ direct_tr(4, 4, 33, 0, 0), TC_DIRECT_TRANSPOSE, "f32 C = 4" },
 		/* runs of 4 u8 transposed as u32 (a third dim, the run) */
-		{ copy_desc(1, 3, ext3), TC_DIRECT_TRANSPOSE, "u8 runs of 4" },
+		{ direct_runs4(1), TC_DIRECT_TRANSPOSE, "u8 runs of 4" },
 		/* runs of 16 bytes: not a transpose kernel's */
-		{ copy_desc(4, 3, ext16), TC_DIRECT_NONE, "f32 runs of 16 bytes" },
+		{ direct_runs4(4), TC_DIRECT_NONE, "f32 runs of 16 bytes" },
 		/* a batch of two transposes: more than one point */
 		{ transpose_desc(4, 16, 64, 2, 64, 16), TC_DIRECT_NONE, "batch of 2" },
 	};
@@ -2826,15 +2860,6 @@ START_TEST(test_direct)
 	if (!be)
 		return;
 	ck_assert_ptr_nonnull(be->direct);
-	/* u8 runs of 4: rows 40 (dst 4 apart), cols 24 (src 4 apart) */
-	c[17].d.src_stride[0] = 1, c[17].d.dst_stride[0] = 1;
-	c[17].d.src_stride[1] = 4 * 24, c[17].d.dst_stride[1] = 4;
-	c[17].d.src_stride[2] = 4, c[17].d.dst_stride[2] = 4 * 40;
-	c[18].d.src_stride[0] = 1, c[18].d.dst_stride[0] = 1;
-	c[18].d.src_stride[1] = 4 * 24, c[18].d.dst_stride[1] = 4;
-	c[18].d.src_stride[2] = 4, c[18].d.dst_stride[2] = 4 * 40;
-	c[2].d.src_stride[0] = 1, c[2].d.dst_stride[0] = 1;
-	c[3].d.src = 3, c[3].d.dst = 8;	/* offsets into the buffers */
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		tc_direct_analyse(&c[i].d, 1, &dc);
 		ck_assert_msg((int)dc.kind == c[i].kind, "%s: kind %d, expected %d",
