@@ -11,11 +11,14 @@ SIMD_TEST      := $(BUILD)/tests/simd/test_simd
 SIMD_CK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 SIMD_CK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 
-# white-box (tc_cpu_backend_get): the core's objects, not its archive
+# white-box (tc_cpu_backend_get): the core's objects, not its archive;
+# /simd/paths counts the kernels a plan reaches through the executors'
+# two entries into them.
+SIMD_WRAP := -Wl,--wrap=tc_exec_kernels,--wrap=tc_direct_run
 $(SIMD_TEST): tests/simd/test_simd.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE $(SIMD_CK_CFLAGS) \
-		-o $@ $< $(LIB_OBJS) $(SIMD_CK_LIBS) -lm
+		-o $@ $< $(LIB_OBJS) $(SIMD_CK_LIBS) -lm $(SIMD_WRAP)
 
 .PHONY: check-simd check-neon
 check-simd: $(SIMD_TEST)
@@ -40,7 +43,7 @@ $(NEON_TEST): tests/simd/test_simd.c $(NEON_SRCS) $(wildcard libuser/*.h libuser
 	ln -sfn /usr/include/dlpack $(NEON_DIR)/include/dlpack
 	$(NEON_CC) -static -O2 -g $(WARN) -std=c11 -D_GNU_SOURCE -DTILECOPY_BUILDING \
 		$(NEON_CPPFLAGS) -o $@ tests/simd/test_simd.c $(NEON_SRCS) \
-		$(NEON_LIBDIR)/libcheck.a $(NEON_LIBDIR)/libsubunit.a -lm -lpthread -lrt
+		$(NEON_LIBDIR)/libcheck.a $(NEON_LIBDIR)/libsubunit.a -lm -lpthread -lrt $(SIMD_WRAP)
 
 check-neon: $(NEON_TEST)
 	TC_TEST_QUICK=1 CK_FORK=yes timeout 900 $(NEON_QEMU) $(NEON_TEST)

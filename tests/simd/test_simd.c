@@ -3010,6 +3010,188 @@ START_TEST(test_direct_inplace)
 }
 END_TEST
 
+/*
+ * Which kernels a plan reaches. The test is linked with --wrap for the
+ * executors' two ways into the kernels (tc_exec_kernels, tc_direct_run):
+ * while @on, each call's kernel table is swapped for a copy whose
+ * transposes and fractals count their calls, then call the real ones.
+ * Skipping the one call, or running fractals as plain transposes, gives
+ * the same bytes: only these counts tell.
+ */
+int __real_tc_exec_kernels(const struct tc_kernels *k, const struct drm_tilecopy_desc *descs,
+			   size_t n, const void *src, void *dst, const float *scales);
+int __real_tc_direct_run(const struct tc_kernels *k, const struct tc_direct *dc,
+			 const void *src, void *dst);
+
+static struct {
+	int on;
+	const struct tc_kernels *orig;
+	struct tc_kernels k;
+	_Atomic int exec, direct, direct_done, tr[4], fractal[4];
+} paths;
+
+#define PATH_TR(l)							\
+static void path_tr##l(char *d, size_t dld, const char *s, size_t sld,	\
+		       size_t rows, size_t cols, int nt)		\
+{									\
+	paths.tr[l]++;							\
+	paths.orig->transpose[l](d, dld, s, sld, rows, cols, nt);	\
+}
+#define PATH_FR(l)							\
+static void path_fr##l(char *d, const char *s, int nt)			\
+{									\
+	paths.fractal[l]++;						\
+	paths.orig->fractal[l](d, s, nt);				\
+}
+PATH_TR(0) PATH_TR(1) PATH_TR(2) PATH_TR(3)
+PATH_FR(0) PATH_FR(1) PATH_FR(2) PATH_FR(3)
+
+static const struct tc_kernels *paths_kernels(const struct tc_kernels *k)
+{
+	static void (*const tr[4])(char *, size_t, const char *, size_t, size_t, size_t,
+				   int) = { path_tr0, path_tr1, path_tr2, path_tr3 };
+	static void (*const fr[4])(char *, const char *, int) = {
+		path_fr0, path_fr1, path_fr2, path_fr3,
+	};
+
+	if (!paths.on)
+		return k;
+	paths.orig = k;
+	paths.k = *k;
+	for (int l = 0; l < 4; l++) {
+		paths.k.transpose[l] = tr[l];
+		if (k->fractal[l])
+			paths.k.fractal[l] = fr[l];
+	}
+	return &paths.k;
+}
+
+int __wrap_tc_exec_kernels(const struct tc_kernels *k, const struct drm_tilecopy_desc *descs,
+			   size_t n, const void *src, void *dst, const float *scales);
+int __wrap_tc_exec_kernels(const struct tc_kernels *k, const struct drm_tilecopy_desc *descs,
+			   size_t n, const void *src, void *dst, const float *scales)
+{
+	if (paths.on)
+		paths.exec++;
+	return __real_tc_exec_kernels(paths_kernels(k), descs, n, src, dst, scales);
+}
+
+int __wrap_tc_direct_run(const struct tc_kernels *k, const struct tc_direct *dc,
+			 const void *src, void *dst);
+int __wrap_tc_direct_run(const struct tc_kernels *k, const struct tc_direct *dc,
+			 const void *src, void *dst)
+{
+	int ret;
+
+	if (paths.on)
+		paths.direct++;
+	ret = __real_tc_direct_run(paths_kernels(k), dc, src, dst);
+	if (paths.on && !ret)
+		paths.direct_done++;
+	return ret;
+}
+
+/* counts of one run of @p on @cpu (one thread), after its output is checked */
+struct path_counts {
+	int exec, direct, direct_done, tr, fractal;
+};
+
+static struct path_counts run_counted(tilecopy_plan_t *p, const char *cpu, unsigned lg)
+{
+	uint64_t sb = 0, db = 0;
+	unsigned char *src, *dst, *ref;
+	struct path_counts c;
+
+	tilecopy_plan_src_bytes(p, &sb);
+	tilecopy_plan_dst_bytes(p, &db);
+	src = malloc(sb);
+	dst = malloc(db);
+	ref = malloc(db);
+	ck_assert(src && dst && ref);
+	fill_noise(src, sb, sb);
+	fill_noise(dst, db, 7);
+	memcpy(ref, dst, db);
+	ck_assert(!tilecopy_plan_execute_cpu(p, src, sb, ref, db, "scalar"));
+	memset(&paths, 0, sizeof(paths));
+	paths.on = 1;
+	ck_assert_msg(!tilecopy_plan_execute_cpu(p, src, sb, dst, db, cpu), "%s: %s", cpu,
+		      tilecopy_last_error());
+	paths.on = 0;
+	ck_assert_msg(!memcmp(dst, ref, db), "%s: differs from the scalar executor", cpu);
+	c = (struct path_counts){ paths.exec, paths.direct, paths.direct_done, paths.tr[lg],
+				  paths.fractal[lg] };
+	free(src);
+	free(dst);
+	free(ref);
+	return c;
+}
+
+START_TEST(test_paths)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	static const int64_t small[4] = { 1, 16, 8, 8 }, c3[4] = { 1, 3, 8, 8 };
+	const struct tc_kernels *k;
+	struct path_counts c;
+	tilecopy_plan_t *p;
+	int sse2;
+
+	if (!be)
+		return;
+	sse2 = !strcmp(be->name, "sse2");
+	tilecopy_cpu_set_threads(1);
+	/* C = 3 f32: every executor but SSE2 declines the one call (a few-rows program) */
+	p = inplace_plan("NCHW", "NHWC", c3, 4, TILECOPY_DT_F32);
+	ck_assert_ptr_nonnull(p);
+	c = run_counted(p, be->name, 2);
+	k = paths.orig;		/* this executor's kernel table */
+	tilecopy_plan_destroy(p);
+	ck_assert_ptr_nonnull(k);
+	ck_assert_msg(c.direct == 1 && c.direct_done == sse2 && c.exec == !sse2,
+		      "%s: C = 3 f32: %d direct calls (%d done), %d analysed", be->name,
+		      c.direct, c.direct_done, c.exec);
+
+	/* the bench's 4 KB plans: one kernel call, no analysis */
+	for (int copy = 0; copy < 2; copy++) {
+		p = inplace_plan("NCHW", copy ? "NCHW" : "NHWC", small, 4, TILECOPY_DT_F32);
+		ck_assert_ptr_nonnull(p);
+		c = run_counted(p, be->name, 2);
+		tilecopy_plan_destroy(p);
+		ck_assert_msg(c.direct == 1 && c.direct_done == 1 && c.exec == 0,
+			      "%s: 4 KB %s: %d direct calls (%d done), %d analysed", be->name,
+			      copy ? "copy" : "transpose", c.direct, c.direct_done, c.exec);
+		ck_assert_int_eq(c.tr, copy ? 0 : 1);
+	}
+
+	/* zN -> nZ: one fractal in one call, and 256 or 64 through the analysis */
+	for (unsigned lg = 0; lg < 2; lg++) {
+		tilecopy_dtype_t dt = lg ? TILECOPY_DT_F16 : TILECOPY_DT_I8;
+		int64_t B = 32 >> lg, one[2] = { B, B }, big[2] = { 256, 256 };
+		int fractals = (int)((256 / B) * (256 / B)), has = k->fractal[lg] != NULL;
+
+		p = inplace_plan("zN", "nZ", one, 2, dt);
+		ck_assert_ptr_nonnull(p);
+		c = run_counted(p, be->name, lg);
+		tilecopy_plan_destroy(p);
+		ck_assert_msg(c.direct_done == 1 && c.exec == 0, "%s: one fractal (es %u): %d/%d",
+			      be->name, 1u << lg, c.direct_done, c.exec);
+		ck_assert_msg(c.fractal == has && c.tr == !has,
+			      "%s: one fractal (es %u): %d fractal, %d transpose calls", be->name,
+			      1u << lg, c.fractal, c.tr);
+
+		p = inplace_plan("zN", "nZ", big, 2, dt);
+		ck_assert_ptr_nonnull(p);
+		c = run_counted(p, be->name, lg);
+		tilecopy_plan_destroy(p);
+		ck_assert_msg(c.exec == 1 && c.direct == 0, "%s: 256 x 256: %d / %d", be->name,
+			      c.exec, c.direct);
+		ck_assert_msg(has ? c.fractal == fractals && c.tr == 0 : c.tr > 0,
+			      "%s: 256 x 256 (es %u): %d fractal, %d transpose calls", be->name,
+			      1u << lg, c.fractal, c.tr);
+	}
+	tilecopy_cpu_set_threads(0);
+}
+END_TEST
+
 static Suite *simd_suite(void)
 {
 	Suite *s = suite_create("simd");
@@ -3066,6 +3248,7 @@ static Suite *simd_suite(void)
 	ADD("/simd/typed-plans", test_typed_plans, 1);
 	ADD("/simd/direct", test_direct, 1);
 	ADD("/simd/direct/in-place", test_direct_inplace, 1);
+	ADD("/simd/paths", test_paths, 1);
 #undef ADD
 	return s;
 }
