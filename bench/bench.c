@@ -61,6 +61,8 @@
 
 #define BENCH_MAX_THR	4	/* thread counts in one run (--threads 1,2) */
 #define BENCH_MAX_REPS	200
+#define BENCH_STR_(x)	#x
+#define BENCH_STR(x)	BENCH_STR_(x)
 /*
  * A round repeats a job for at least this long: the first call after the
  * pause between contenders wakes sleeping workers (tilecopy's and
@@ -1072,6 +1074,40 @@ static int parse_threads(struct bench_opts *o, const char *s)
 	return *s || !o->nthr ? -1 : 0;
 }
 
+/* A refused argument: say which and why (usage follows). */
+static int bad_arg(const char *what, const char *val, const char *why)
+{
+	fprintf(stderr, "bench: %s%s%s: %s\n", what, val ? " " : "", val ? val : "", why);
+	return -1;
+}
+
+/* An option that takes a value (parse_args). */
+static int takes_value(const char *a)
+{
+	static const char *const opts[] = {
+		"--threads", "--reps", "--case", "--cpu", "--from", "--to", "--shape", "--dtype",
+	};
+
+	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++)
+		if (!strcmp(a, opts[k]))
+			return 1;
+	return 0;
+}
+
+/* "N": 1..BENCH_MAX_REPS, digits only. */
+static int parse_reps(struct bench_opts *o, const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < 1 || v > BENCH_MAX_REPS)
+		return -1;
+	o->reps = (int)v;
+	return 0;
+}
+
 static int parse_args(struct bench_opts *o, struct bench_case *custom, int argc,
 		      char **argv)
 {
@@ -1092,9 +1128,12 @@ static int parse_args(struct bench_opts *o, struct bench_case *custom, int argc,
 			return 1;
 		} else if (i + 1 < argc && !strcmp(a, "--threads")) {
 			if (parse_threads(o, argv[++i]))
-				return -1;
+				return bad_arg("--threads", argv[i],
+					       "want up to 4 thread counts of 1..64, comma-separated");
 		} else if (i + 1 < argc && !strcmp(a, "--reps")) {
-			o->reps = atoi(argv[++i]);
+			if (parse_reps(o, argv[++i]))
+				return bad_arg("--reps", argv[i], "want a count of rounds, 1.."
+					       BENCH_STR(BENCH_MAX_REPS));
 		} else if (i + 1 < argc && !strcmp(a, "--case")) {
 			o->only = argv[++i];
 		} else if (i + 1 < argc && !strcmp(a, "--cpu")) {
@@ -1108,11 +1147,12 @@ static int parse_args(struct bench_opts *o, struct bench_case *custom, int argc,
 		} else if (i + 1 < argc && !strcmp(a, "--dtype")) {
 			o->dtype = argv[++i];
 		} else {
-			return -1;
+			return bad_arg(a, NULL, takes_value(a) ? "needs a value" :
+				       "unknown argument");
 		}
 	}
-	if (o->reps < 1 || o->reps > BENCH_MAX_REPS || (o->json && o->markdown))
-		return -1;
+	if (o->json && o->markdown)
+		return bad_arg("--json and --markdown", NULL, "one output format at a time");
 	if (o->from || o->to || o->shape || o->dtype) {
 		if (!o->from || !o->to || !o->shape ||
 		    tilecopy_shape_parse(custom->shape, &custom->rank, 4, o->shape) ||

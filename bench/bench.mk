@@ -60,4 +60,12 @@ check-bench: $(BENCH_BIN)
 	assert "#### 1 thread" in md and "#### 2 threads" in md and "| image-c3-f32 |" in md, md; \
 	print("check-bench: ok:", ", ".join("%d thread(s) %.2f GB/s (limit %.2f)" % (o["threads"], o["tilecopy_gbps"], o["limit_gbps"]) for o in objs))' \
 		$(BUILD)/bench-smoke.json $(BUILD)/bench-smoke.md
+	@# refused arguments: exit 2, a message naming the argument, nothing run
+	@for a in '--threads 0' '--threads 1,65' '--threads 1,2,1,2,1' '--reps 0' '--reps 5x' \
+		  '--reps 201' '--reps' '--case' '--bogus' '--json --markdown'; do \
+		set -- $$a; rc=0; $(BENCH_BIN) $$a > $(BUILD)/bench-bad.out 2> $(BUILD)/bench-bad.err || rc=$$?; \
+		test $$rc = 2 && test ! -s $(BUILD)/bench-bad.out && \
+		grep -q "^bench: $$1" $(BUILD)/bench-bad.err || \
+		{ echo "check-bench: '$$a': exit $$rc, stderr: $$(head -1 $(BUILD)/bench-bad.err)"; exit 1; }; \
+	done; echo "check-bench: 10 refused arguments named"
 CHECK_TARGETS += check-bench
