@@ -29,10 +29,18 @@
  */
 static_assert(PAGE_SIZE % TC_PAGE_SIZE == 0);
 
+/*
+ * Tables are charged to the memory cgroup of the task that maps, as the
+ * file's other memory is (the allocators behind dma_alloc_coherent() pass
+ * __GFP_ACCOUNT on to the page allocator). Nothing else bounds them for
+ * userptr BOs under CAP_IPC_LOCK or an unlimited RLIMIT_MEMLOCK: any
+ * number of BOs may map the same pinned pages, each at its own device VA,
+ * one table per 2 MiB of it.
+ */
 static int tc_pt_alloc(struct tc_device *tdev, struct tc_pt *pt, bool parent)
 {
 	pt->cpu = dma_alloc_coherent(&tdev->pdev->dev, TC_PAGE_SIZE, &pt->dma,
-				     GFP_KERNEL);
+				     GFP_KERNEL_ACCOUNT);
 	if (!pt->cpu)
 		return -ENOMEM;
 	if (parent) {

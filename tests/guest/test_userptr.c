@@ -37,6 +37,9 @@
  *   /userptr/close-in-flight a process with pinned BOs and jobs in flight
  *                            exits: the driver's counters, the kernel's
  *                            pin counters and VmPin come back
+ *   /userptr/page-tables-charged  512 read-only BOs over one pinned
+ *                            4 MiB buffer: their device page tables are
+ *                            charged to the caller's memory cgroup
  *
  * Runs in check-guest's first boot (delay-ns-per-kb=50000: jobs slow enough
  * to unmap under) and in check-debug's (KASAN, lockdep, DMA-API debug).
@@ -47,6 +50,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -815,6 +819,120 @@ START_TEST(test_close_in_flight)
 }
 END_TEST
 
+/* Write @val to the cgroup file @dir/@name; 0 or the errno. */
+static int cg_write(const char *dir, const char *name, const char *val)
+{
+	char path[128];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) != (ssize_t)strlen(val))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* The number in the cgroup file @dir/@name, -1 if unreadable. */
+static long long cg_value(const char *dir, const char *name)
+{
+	char path[128];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * The device's page tables are charged to the memory cgroup of the task
+ * that maps. Read-only BOs over the same pinned pages cost a root no
+ * RLIMIT_MEMLOCK (CAP_IPC_LOCK), yet each maps its own device VA, a 4 KiB
+ * table per 2 MiB of it: an outside attack made 5000 of one 32 MiB buffer,
+ * 350 MB of tables, in a cgroup of 200 MB that was charged 28 MB. Here a
+ * child in a cgroup of its own maps 512 BOs of one page, then 512 of one
+ * 4 MiB buffer (2 GiB of device VA, 4 MiB of tables): the second 512 must
+ * cost the cgroup at least 7/8 of their tables more than the first. (The
+ * buffer is a transparent huge page where the kernel gives one, so that
+ * both kinds of BO have sg tables of a few entries.)
+ */
+START_TEST(test_page_tables_charged)
+{
+	const char *root = "/tmp/tc-cgroup", *cg = "/tmp/tc-cgroup/userptr";
+	enum { NBO = 512 };
+	struct counters base;
+	long long *res = mmap(NULL, PG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			      -1, 0);
+	long long small, big;
+	int st, mounted;
+	pid_t pid;
+
+	ck_assert(res != MAP_FAILED);
+	mkdir(root, 0755);
+	mounted = !mount("none", root, "cgroup2", 0, NULL);
+	if (!mounted || cg_write(root, "cgroup.subtree_control", "+memory")) {
+		printf("SKIP /userptr/page-tables-charged: no cgroup2 memory controller (%s)\n",
+		       strerror(errno));
+		if (mounted)
+			umount(root);
+		return;
+	}
+	ck_assert_int_eq(mkdir(cg, 0755), 0);
+	counters_read(&base);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		struct drm_tilecopy_bo_userptr u;
+		uint8_t *raw, *buf;
+		char me[32];
+		int fd, n = 0;
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (cg_write(cg, "cgroup.procs", me))
+			_exit(2);
+		fd = tc_open();
+		raw = anon(6 * MIB);
+		buf = (uint8_t *)(((uintptr_t)raw + 2 * MIB - 1) & ~(uintptr_t)(2 * MIB - 1));
+		madvise(buf, 4 * MIB, MADV_HUGEPAGE);
+		memset(buf, 1, 4 * MIB);
+		/* (kept open: a helper given no @out closes the BO at once) */
+		for (int size = 0; size < 2; size++) {
+			res[2 * size] = cg_value(cg, "memory.current");
+			for (int i = 0; i < NBO; i++)
+				n += !userptr(fd, buf, size ? 4 * MIB : PG,
+					      DRM_TILECOPY_BO_READ_ONLY, &u);
+			res[2 * size + 1] = cg_value(cg, "memory.current");
+		}
+		res[4] = n;
+		close(fd);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "child status 0x%x", st);
+	ck_assert_int_eq(res[4], 2 * NBO);
+	ck_assert(res[0] > 0 && res[2] > 0);
+	small = res[1] - res[0];
+	big = res[3] - res[2];
+	ck_assert_msg(big - small >= (long long)(NBO * 4 * MIB / 512) * 7 / 8,
+		      "%d BOs of 4 MiB cost the cgroup %lld KiB, of a page %lld KiB: their "
+		      "4096 KiB of page tables are not charged", NBO, big >> 10, small >> 10);
+	printf("/userptr/page-tables-charged: %d BOs of 4 MiB (2 GiB of device VA) cost the "
+	       "cgroup %lld KiB, of a page %lld KiB\n", NBO, big >> 10, small >> 10);
+	counters_settle(&base, "the cgroup's file closed");
+	rmdir(cg);
+	umount(root);
+	munmap(res, PG);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("userptr");
@@ -834,6 +952,7 @@ int main(void)
 	tcase_add_test(tc, test_pin_limit_children);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_close_in_flight);
+	tcase_add_test(tc, test_page_tables_charged);
 	tcase_set_timeout(tc, 300);
 	suite_add_tcase(s, tc);
 	return tc_run_suite(s);
