@@ -1047,9 +1047,9 @@ static void print_machine(const struct bench_opts *o, double load0, int md)
 			 "the allocator's pages", date, load0);
 }
 
-static int usage(void)
+static int usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"usage: tilecopy bench [--json | --markdown] [--threads N[,N...]] [--reps N]\n"
 		"                      [--case NAME] [--cpu NAME] [--all-cpus] [--huge-pages] [--list]\n"
 		"                      [--from FMT --to FMT --shape S [--dtype T]]  (a custom case)\n");
@@ -1077,8 +1077,20 @@ static int parse_threads(struct bench_opts *o, const char *s)
 /* A refused argument: say which and why (usage follows). */
 static int bad_arg(const char *what, const char *val, const char *why)
 {
-	fprintf(stderr, "bench: %s%s%s: %s\n", what, val ? " " : "", val ? val : "", why);
+	if (val)
+		fprintf(stderr, "bench: %s '%s': %s\n", what, val, why);
+	else
+		fprintf(stderr, "bench: %s: %s\n", what, why);
 	return -1;
+}
+
+/* Is @name one of the built-in cases? */
+static int find_case(const char *name)
+{
+	for (size_t k = 0; k < NCASES; k++)
+		if (!strcmp(bench_cases[k].name, name))
+			return 1;
+	return 0;
 }
 
 /* An option that takes a value (parse_args). */
@@ -1094,7 +1106,7 @@ static int takes_value(const char *a)
 	return 0;
 }
 
-/* "N": 1..BENCH_MAX_REPS, digits only. */
+/* "N": 1..BENCH_MAX_REPS (strtol's form: a sign and leading blanks pass). */
 static int parse_reps(struct bench_opts *o, const char *s)
 {
 	char *end;
@@ -1122,14 +1134,17 @@ static int parse_args(struct bench_opts *o, struct bench_case *custom, int argc,
 			o->all_cpus = 1;
 		} else if (!strcmp(a, "--huge-pages")) {
 			o->huge = 1;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			return 2;
 		} else if (!strcmp(a, "--list")) {
 			for (size_t k = 0; k < NCASES; k++)
 				printf("%s\n", bench_cases[k].name);
 			return 1;
 		} else if (i + 1 < argc && !strcmp(a, "--threads")) {
 			if (parse_threads(o, argv[++i]))
-				return bad_arg("--threads", argv[i],
-					       "want up to 4 thread counts of 1..64, comma-separated");
+				return bad_arg("--threads", argv[i], "want up to "
+					       BENCH_STR(BENCH_MAX_THR) " thread counts of 1.."
+					       BENCH_STR(TILECOPY_MAX_THREADS) ", comma-separated");
 		} else if (i + 1 < argc && !strcmp(a, "--reps")) {
 			if (parse_reps(o, argv[++i]))
 				return bad_arg("--reps", argv[i], "want a count of rounds, 1.."
@@ -1153,6 +1168,10 @@ static int parse_args(struct bench_opts *o, struct bench_case *custom, int argc,
 	}
 	if (o->json && o->markdown)
 		return bad_arg("--json and --markdown", NULL, "one output format at a time");
+	if (!cpu_name(o->cpu))
+		return bad_arg("--cpu", o->cpu, tilecopy_last_error());
+	if (o->only && !find_case(o->only))
+		return bad_arg("--case", o->only, "no such case (--list names them)");
 	if (o->from || o->to || o->shape || o->dtype) {
 		if (!o->from || !o->to || !o->shape ||
 		    tilecopy_shape_parse(custom->shape, &custom->rank, 4, o->shape) ||
@@ -1182,12 +1201,12 @@ int tc_bench_run(int argc, char **argv)
 	double load0 = loadavg();
 
 	st = parse_args(&o, &custom, argc, argv);
-	if (st)
-		return st > 0 ? 0 : usage();
-	if (!cpu_name(o.cpu)) {
-		fprintf(stderr, "bench: %s\n", tilecopy_last_error());
-		return 2;
+	if (st == 2) {		/* --help */
+		usage(stdout);
+		return 0;
 	}
+	if (st)
+		return st > 0 ? 0 : usage(stderr);
 	/*
 	 * With OMP_PROC_BIND, libgomp binds this (main) thread to one CPU
 	 * before tilecopy's first call, so tilecopy's automatic worker list

@@ -62,10 +62,13 @@ check-bench: $(BENCH_BIN)
 		$(BUILD)/bench-smoke.json $(BUILD)/bench-smoke.md
 	@# refused arguments: exit 2, a message naming the argument, nothing run
 	@for a in '--threads 0' '--threads 1,65' '--threads 1,2,1,2,1' '--reps 0' '--reps 5x' \
-		  '--reps 201' '--reps' '--case' '--bogus' '--json --markdown'; do \
+		  '--reps 201' '--reps' '--case' '--bogus' '--json --markdown' '--case nosuch' \
+		  '--cpu bogus'; do \
 		set -- $$a; rc=0; $(BENCH_BIN) $$a > $(BUILD)/bench-bad.out 2> $(BUILD)/bench-bad.err || rc=$$?; \
 		test $$rc = 2 && test ! -s $(BUILD)/bench-bad.out && \
 		grep -q "^bench: $$1" $(BUILD)/bench-bad.err || \
 		{ echo "check-bench: '$$a': exit $$rc, stderr: $$(head -1 $(BUILD)/bench-bad.err)"; exit 1; }; \
-	done; echo "check-bench: 10 refused arguments named"
+	done; $(BENCH_BIN) --json --help | grep -q '^usage: tilecopy bench' || \
+		{ echo "check-bench: --help: no usage on stdout"; exit 1; }; \
+	echo "check-bench: 12 refused arguments named, --help on stdout"
 CHECK_TARGETS += check-bench
