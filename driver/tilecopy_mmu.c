@@ -31,8 +31,9 @@ static_assert(PAGE_SIZE % TC_PAGE_SIZE == 0);
 
 /*
  * Tables are charged to the memory cgroup of the task that maps, as the
- * file's other memory is (the allocators behind dma_alloc_coherent() pass
- * __GFP_ACCOUNT on to the page allocator). Nothing else bounds them for
+ * file's other memory is, where the DMA layer takes them from the page
+ * allocator (dma-direct and dma-iommu pass __GFP_ACCOUNT on; a device's
+ * own coherent pool or CMA area does not). Nothing else bounds them for
  * userptr BOs under CAP_IPC_LOCK or an unlimited RLIMIT_MEMLOCK: any
  * number of BOs may map the same pinned pages, each at its own device VA,
  * one table per 2 MiB of it.
