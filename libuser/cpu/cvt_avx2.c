@@ -343,15 +343,16 @@ AVX2_TR16_BYTES(u8, sat_u8, _mm256_packus_epi16)
 static inline __attribute__((always_inline)) void tr_prefetch8(const float *src, size_t sld)
 {
 #pragma GCC unroll 8
-	for (size_t i = 0; i < 8; i++)
-		_mm_prefetch((const char *)(src + i * sld) + TC_TR_PF, _MM_HINT_T0);
+	for (size_t i = 0; i < 8; i++)	/* (an address, maybe past the rows: not a pointer) */
+		_mm_prefetch((const char *)((uintptr_t)(src + i * sld) + TC_TR_PF), _MM_HINT_T0);
 }
 
 /*
  * 8 rows from @r, columns from @c while 8 are left: register tiles of
- * 8 x 8 binary32, each column encoded on the way out, a prefetch every
- * other tile (a tile row is half a line). Returns the first column not
- * done.
+ * 8 x 8 binary32, each column encoded on the way out; for 16-bit kinds
+ * a prefetch every other tile (a tile row is half a line; the byte kinds
+ * come here only for the 16-row bands' tails). Returns the first column
+ * not done.
  */
 #define AVX2_TR8(name, es)						\
 static inline size_t tr8_##name(char *d, size_t dld, const float *src, size_t sld, \
@@ -364,7 +365,7 @@ static inline size_t tr8_##name(char *d, size_t dld, const float *src, size_t sl
 	for (; c + 8 <= cols; c += 8) {					\
 		__m256 o[8];						\
 									\
-		if (!(c & 15))						\
+		if ((es) == 2 && !(c & 15))				\
 			tr_prefetch8(src + r * sld + c, sld);		\
 		tr8x8(o, src + r * sld + c, sld);			\
 		for (int i = 0; i < 8; i++)				\

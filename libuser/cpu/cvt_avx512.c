@@ -330,8 +330,8 @@ tr_tile16(__m512 o[16], const float *src, size_t sld, size_t nr, __mmask16 kc)
 static inline __attribute__((always_inline)) void tr_prefetch16(const float *src, size_t sld)
 {
 #pragma GCC unroll 16
-	for (size_t i = 0; i < 16; i++)
-		_mm_prefetch((const char *)(src + i * sld) + TC_TR_PF, _MM_HINT_T0);
+	for (size_t i = 0; i < 16; i++)	/* (an address, maybe past the rows: not a pointer) */
+		_mm_prefetch((const char *)((uintptr_t)(src + i * sld) + TC_TR_PF), _MM_HINT_T0);
 }
 
 /*

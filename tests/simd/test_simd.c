@@ -3054,7 +3054,7 @@ static const struct tc_kernels *paths_kernels(const struct tc_kernels *k)
 		path_fr0, path_fr1, path_fr2, path_fr3,
 	};
 
-	if (!paths.on)
+	if (!paths.on || k == &paths.k)	/* (a nested call: already counted) */
 		return k;
 	paths.orig = k;
 	paths.k = *k;
@@ -3126,33 +3126,34 @@ static struct path_counts run_counted(tilecopy_plan_t *p, const char *cpu, unsig
 	return c;
 }
 
-START_TEST(test_paths)
+/* C = 3 f32: every executor but SSE2 declines the one call (a few-rows program). */
+static const struct tc_kernels *paths_c3(const struct tc_cpu_backend *be)
 {
-	const struct tc_cpu_backend *be = backend_or_skip(_i);
-	static const int64_t small[4] = { 1, 16, 8, 8 }, c3[4] = { 1, 3, 8, 8 };
-	const struct tc_kernels *k;
+	static const int64_t c3[4] = { 1, 3, 8, 8 };
+	int sse2 = !strcmp(be->name, "sse2");
+	tilecopy_plan_t *p = inplace_plan("NCHW", "NHWC", c3, 4, TILECOPY_DT_F32);
 	struct path_counts c;
-	tilecopy_plan_t *p;
-	int sse2;
 
-	if (!be)
-		return;
-	sse2 = !strcmp(be->name, "sse2");
-	tilecopy_cpu_set_threads(1);
-	/* C = 3 f32: every executor but SSE2 declines the one call (a few-rows program) */
-	p = inplace_plan("NCHW", "NHWC", c3, 4, TILECOPY_DT_F32);
 	ck_assert_ptr_nonnull(p);
 	c = run_counted(p, be->name, 2);
-	k = paths.orig;		/* this executor's kernel table */
 	tilecopy_plan_destroy(p);
-	ck_assert_ptr_nonnull(k);
 	ck_assert_msg(c.direct == 1 && c.direct_done == sse2 && c.exec == !sse2,
 		      "%s: C = 3 f32: %d direct calls (%d done), %d analysed", be->name,
 		      c.direct, c.direct_done, c.exec);
+	ck_assert_ptr_nonnull(paths.orig);
+	return paths.orig;	/* this executor's kernel table */
+}
 
-	/* the bench's 4 KB plans: one kernel call, no analysis */
+/* The bench's 4 KB plans: one kernel call, no analysis. */
+static void paths_4k(const struct tc_cpu_backend *be)
+{
+	static const int64_t small[4] = { 1, 16, 8, 8 };
+
 	for (int copy = 0; copy < 2; copy++) {
-		p = inplace_plan("NCHW", copy ? "NCHW" : "NHWC", small, 4, TILECOPY_DT_F32);
+		tilecopy_plan_t *p = inplace_plan("NCHW", copy ? "NCHW" : "NHWC", small, 4,
+						  TILECOPY_DT_F32);
+		struct path_counts c;
+
 		ck_assert_ptr_nonnull(p);
 		c = run_counted(p, be->name, 2);
 		tilecopy_plan_destroy(p);
@@ -3161,34 +3162,55 @@ START_TEST(test_paths)
 			      copy ? "copy" : "transpose", c.direct, c.direct_done, c.exec);
 		ck_assert_int_eq(c.tr, copy ? 0 : 1);
 	}
+}
 
-	/* zN -> nZ: one fractal in one call, and 256 or 64 through the analysis */
-	for (unsigned lg = 0; lg < 2; lg++) {
-		tilecopy_dtype_t dt = lg ? TILECOPY_DT_F16 : TILECOPY_DT_I8;
-		int64_t B = 32 >> lg, one[2] = { B, B }, big[2] = { 256, 256 };
-		int fractals = (int)((256 / B) * (256 / B)), has = k->fractal[lg] != NULL;
+/*
+ * zN -> nZ of element size 1 << @lg: one fractal is one call to the
+ * fractal kernel where @k has one, and 256 x 256 elements are that many
+ * fractal calls through the analysis, no transpose.
+ */
+static void paths_fractals(const struct tc_cpu_backend *be, const struct tc_kernels *k,
+			   unsigned lg)
+{
+	tilecopy_dtype_t dt = lg ? TILECOPY_DT_F16 : TILECOPY_DT_I8;
+	int64_t B = 32 >> lg, one[2] = { B, B }, big[2] = { 256, 256 };
+	int fractals = (int)((256 / B) * (256 / B)), has = k->fractal[lg] != NULL;
+	tilecopy_plan_t *p = inplace_plan("zN", "nZ", one, 2, dt);
+	struct path_counts c;
 
-		p = inplace_plan("zN", "nZ", one, 2, dt);
-		ck_assert_ptr_nonnull(p);
-		c = run_counted(p, be->name, lg);
-		tilecopy_plan_destroy(p);
-		ck_assert_msg(c.direct_done == 1 && c.exec == 0, "%s: one fractal (es %u): %d/%d",
-			      be->name, 1u << lg, c.direct_done, c.exec);
-		ck_assert_msg(c.fractal == has && c.tr == !has,
-			      "%s: one fractal (es %u): %d fractal, %d transpose calls", be->name,
-			      1u << lg, c.fractal, c.tr);
+	ck_assert_ptr_nonnull(p);
+	c = run_counted(p, be->name, lg);
+	tilecopy_plan_destroy(p);
+	ck_assert_msg(c.direct_done == 1 && c.exec == 0, "%s: one fractal (es %u): %d/%d",
+		      be->name, 1u << lg, c.direct_done, c.exec);
+	ck_assert_msg(c.fractal == has && c.tr == !has,
+		      "%s: one fractal (es %u): %d fractal, %d transpose calls", be->name,
+		      1u << lg, c.fractal, c.tr);
 
-		p = inplace_plan("zN", "nZ", big, 2, dt);
-		ck_assert_ptr_nonnull(p);
-		c = run_counted(p, be->name, lg);
-		tilecopy_plan_destroy(p);
-		ck_assert_msg(c.exec == 1 && c.direct == 0, "%s: 256 x 256: %d / %d", be->name,
-			      c.exec, c.direct);
-		ck_assert_msg(has ? c.fractal == fractals && c.tr == 0 : c.tr > 0,
-			      "%s: 256 x 256 (es %u): %d fractal, %d transpose calls", be->name,
-			      1u << lg, c.fractal, c.tr);
-	}
-	tilecopy_cpu_set_threads(0);
+	p = inplace_plan("zN", "nZ", big, 2, dt);
+	ck_assert_ptr_nonnull(p);
+	c = run_counted(p, be->name, lg);
+	tilecopy_plan_destroy(p);
+	ck_assert_msg(c.exec == 1 && c.direct == 0, "%s: 256 x 256: %d / %d", be->name,
+		      c.exec, c.direct);
+	ck_assert_msg(has ? c.fractal == fractals && c.tr == 0 : c.tr > 0,
+		      "%s: 256 x 256 (es %u): %d fractal, %d transpose calls", be->name,
+		      1u << lg, c.fractal, c.tr);
+}
+
+START_TEST(test_paths)
+{
+	const struct tc_cpu_backend *be = backend_or_skip(_i);
+	const struct tc_kernels *k;
+
+	if (!be)
+		return;
+	ck_assert(!tilecopy_cpu_set_threads(1));
+	k = paths_c3(be);
+	paths_4k(be);
+	for (unsigned lg = 0; lg < 2; lg++)
+		paths_fractals(be, k, lg);
+	ck_assert(!tilecopy_cpu_set_threads(0));
 }
 END_TEST
 
