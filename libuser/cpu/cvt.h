@@ -104,6 +104,25 @@ typedef void tc_cvt_affine_fn(float *dst, const float *src, size_t n,
 			      const float *scale, ptrdiff_t scale_stride);
 
 /*
+ * tc_cvt_tr_prefetch - the line TC_CVT_TR_PF bytes ahead in each of @n
+ * rows @sld floats apart from @src, into L1: for a tr_encode kernel's
+ * band, whose 8 or 16 source streams at once are more than the hardware
+ * prefetchers keep enough lines in flight for (measured in cvt_avx512.c
+ * and cvt_avx2.c). The address is formed as an integer: it may lie past
+ * the rows. (pattern.h's tc_group_prefetch is its twin for the untyped
+ * line groups, 1 KiB ahead.)
+ */
+#define TC_CVT_TR_PF	512
+
+static inline __attribute__((always_inline)) void
+tc_cvt_tr_prefetch(const float *src, size_t sld, size_t n)
+{
+#pragma GCC unroll 16
+	for (size_t i = 0; i < n; i++)
+		__builtin_prefetch((const void *)((uintptr_t)(src + i * sld) + TC_CVT_TR_PF), 0, 3);
+}
+
+/*
  * A transpose fused with a conversion from binary32 (a dtype-converting
  * NCHW -> NHWC): element (r, c) of a @rows x @cols block of binary32, read
  * at src + r * sld + c (@src of any alignment, so only unaligned or masked

@@ -329,23 +329,14 @@ AVX2_TR16_BYTES(u8, sat_u8, _mm256_packus_epi16)
 						    a, scale[(ptrdiff_t)i_ * sst]))
 
 /*
- * The line TC_TR_PF bytes ahead in each of 8 rows from @src: as in
- * cvt_avx512.c, the hardware prefetchers alone keep too few of a band's
- * lines in flight. NCHW f32 -> NHWC, 32x64x56x56, AVX2 on AMD Zen 5,
+ * The 16-bit kinds' 8-row bands prefetch (tc_cvt_tr_prefetch) as
+ * cvt_avx512.c's do. NCHW f32 -> NHWC, 32x64x56x56, AVX2 on AMD Zen 5,
  * distances compared call by call in one process (40 calls each), best
  * ms: bf16 3.64 -> 2.47, f16 4.48 -> 2.70, bf16 on two threads 3.22 ->
  * 1.72; 256 bytes alike, 1024 a little slower. The byte kinds' 16-row
  * bands (tr16_*) read whole lines and gained nothing (i8 0.73-0.88 ms
  * with and without).
  */
-#define TC_TR_PF	512
-
-static inline __attribute__((always_inline)) void tr_prefetch8(const float *src, size_t sld)
-{
-#pragma GCC unroll 8
-	for (size_t i = 0; i < 8; i++)	/* (an address, maybe past the rows: not a pointer) */
-		_mm_prefetch((const char *)((uintptr_t)(src + i * sld) + TC_TR_PF), _MM_HINT_T0);
-}
 
 /*
  * 8 rows from @r, columns from @c while 8 are left: register tiles of
@@ -366,7 +357,7 @@ static inline size_t tr8_##name(char *d, size_t dld, const float *src, size_t sl
 		__m256 o[8];						\
 									\
 		if ((es) == 2 && !(c & 15))				\
-			tr_prefetch8(src + r * sld + c, sld);		\
+			tc_cvt_tr_prefetch(src + r * sld + c, sld, 8);	\
 		tr8x8(o, src + r * sld + c, sld);			\
 		for (int i = 0; i < 8; i++)				\
 			st_##name(d + ((c + i) * dld + r) * (es), affine8(o[i], a, s)); \

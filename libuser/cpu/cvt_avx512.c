@@ -318,22 +318,12 @@ tr_tile16(__m512 o[16], const float *src, size_t sld, size_t nr, __mmask16 kc)
 }
 
 /*
- * The line TC_TR_PF bytes ahead in each of a band's 16 source rows. The
- * hardware prefetchers run too few lines ahead of 16 streams at once to
- * keep a core's misses in flight: NCHW f32 -> NHWC bf16 32x64x56x56 on
- * AMD Zen 5, one thread, calls of each distance interleaved in one
- * process: 1.10-1.19 ms a call without, 1.01-1.11 with 512 bytes, no
- * better with 256 or 1024 (a synthetic read of 16 rows: 0.86 -> 0.55 ms).
+ * Each band prefetches (tc_cvt_tr_prefetch): NCHW f32 -> NHWC bf16
+ * 32x64x56x56 on AMD Zen 5, one thread, calls of each distance
+ * interleaved in one process: 1.10-1.19 ms a call without, 1.01-1.11
+ * with 512 bytes, no better with 256 or 1024 (a synthetic read of 16
+ * rows: 0.86 -> 0.55 ms).
  */
-#define TC_TR_PF	512
-
-static inline __attribute__((always_inline)) void tr_prefetch16(const float *src, size_t sld)
-{
-#pragma GCC unroll 16
-	for (size_t i = 0; i < 16; i++)	/* (an address, maybe past the rows: not a pointer) */
-		_mm_prefetch((const char *)((uintptr_t)(src + i * sld) + TC_TR_PF), _MM_HINT_T0);
-}
-
 /*
  * The fused transpose (tc_cvt_tr_encode_fn) on 16 x 16 tiles, bands of 16
  * source rows swept across the columns (16 sequential source streams; each
@@ -364,7 +354,7 @@ attr static void tc_cvt_avx512_tr_##name(void *dst, size_t dld, const float *src
 									\
 		if (nr == 16)						\
 			for (; c + 16 <= cols; c += 16) {		\
-				tr_prefetch16(sr + c, sld);		\
+				tc_cvt_tr_prefetch(sr + c, sld, 16);	\
 				tr_tile16(o, sr + c, sld, 16, 0xffff);	\
 				_Pragma("GCC unroll 16")		\
 				for (size_t i = 0; i < 16; i++)		\
